@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs everything wnn needs on Debian 12: build tools and libraries from apt, the ONNX
+# Runtime reference from npm. Idempotent: installs only what is missing, and runs
+# `apt-get update` only when something must be installed.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+packages=(
+  build-essential cmake ninja-build pkg-config git clang-format
+  libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+  libdnnl-dev libxnnpack-dev libpthreadpool-dev
+  libcurl4-openssl-dev
+  clang-14 libclang-rt-14-dev
+  python3 python3-numpy python3-dev pybind11-dev python3-torch python3-torchvision python3-onnx
+  libonnx-testdata
+  nodejs npm
+)
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  sudo_cmd=(sudo)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >&2
+fi
+
+# The ONNX Runtime reference (tools/ort-reference). Its install script would try to download
+# GPU parts; the CPU library ships inside the npm tarball, so skip that step.
+ort_dir="$here/tools/ort-reference"
+if [ -f "$ort_dir/package-lock.json" ]; then
+  if [ ! -f "$ort_dir/node_modules/.package-lock.json" ] ||
+     ! cmp -s "$ort_dir/package-lock.json" "$ort_dir/node_modules/.wnn-installed-lock"; then
+    echo "install-deps: npm ci in tools/ort-reference" >&2
+    (cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error >&2)
+    cp "$ort_dir/package-lock.json" "$ort_dir/node_modules/.wnn-installed-lock"
+  fi
+fi

@@ -1,0 +1,28 @@
+// The .webnn text format and its JSON form (webnn-graph-json): parsing into a Graph through
+// the builder, and printing the canonical form. ../shared docs: WEBNN_FORMAT.md.
+// Parsing never reads weights; format/model.h binds them.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "wnn/core/graph.h"
+
+namespace wnn::format {
+
+// Parses .webnn text. `filename` prefixes every diagnostic as file:line:col.
+Graph parse_text(std::string_view text, const std::string& filename);
+// Parses webnn-graph-json.
+Graph parse_json(std::string_view text, const std::string& filename);
+// Detects the form: text when it starts with `webnn_graph` (after whitespace and comments),
+// JSON when it starts with `{`.
+Graph parse_graph(std::string_view text, const std::string& filename);
+Graph read_graph_file(const std::string& path);
+
+// The canonical text form: blocks in the order inputs, consts, nodes, outputs; declaration
+// order kept; options in table order; shortest round-trip floats. Printing a parsed canonical
+// file gives the same bytes.
+std::string print_text(const Graph& graph);
+std::string print_json(const Graph& graph);
+
+}  // namespace wnn::format
