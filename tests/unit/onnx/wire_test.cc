@@ -3,28 +3,18 @@
 #include <gtest/gtest.h>
 
 #include "proto_writer.h"
+#include "test_util.h"
 #include "wnn/core/error.h"
 #include "wnn/onnx/model.h"
 
 namespace wnn::onnx {
 namespace {
 
+using testing::error_of;
 using testing::ProtoWriter;
 
 std::span<const std::byte> bytes_of(const std::string& s) {
   return std::as_bytes(std::span(s.data(), s.size()));
-}
-
-// Runs fn, expects a wnn::Error, and returns its message.
-template <typename Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no wnn::Error thrown";
-  return "";
 }
 
 TEST(WireReader, ReadsVarintsOfEveryLengthIncludingTheLargest) {
