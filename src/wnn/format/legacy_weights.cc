@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "wnn/core/error.h"
+#include "wnn/format/bounded_json.h"
 #include "wnn/format/packed4.h"
 #include "wnn/format/sibling_paths.h"
 #include "wnn/format/stored_tensors.h"
@@ -61,16 +62,7 @@ Json read_manifest(const std::string& path) {
   text << in.rdbuf();
   check(text.str().size() <= kMaxManifestBytes, "{}: manifest is larger than {} bytes", path,
         kMaxManifestBytes);
-  Json::parser_callback_t bound_depth = [&](int depth, Json::parse_event_t, Json&) {
-    check(depth <= kMaxManifestDepth, "{}: manifest JSON nests deeper than {} levels", path,
-          kMaxManifestDepth);
-    return true;
-  };
-  try {
-    return Json::parse(text.str(), bound_depth);
-  } catch (const Json::exception& e) {
-    fail("{}: manifest is not valid JSON: {}", path, e.what());
-  }
+  return parse_bounded_json(text.str(), kMaxManifestDepth, path + ": manifest");
 }
 
 uint64_t manifest_integer(const Json& entry, const char* field, const std::string& what) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wnn/core/error.h"
+#include "wnn/format/bounded_json.h"
 #include "wnn/format/packed4.h"
 #include "wnn/format/stored_tensors.h"
 #include "wnn/format/weights.h"
@@ -22,33 +23,9 @@ constexpr int kMaxHeaderDepth = 8;
 using Json = nlohmann::json;
 
 Json parse_header(std::string_view text, const std::string& path) {
-  std::optional<std::string> duplicate;
-  std::vector<std::string> top_keys;
-  // The callback bounds nesting and sees every top-level key, so a tensor declared twice is
-  // caught (the DOM would silently keep the last one).
-  Json::parser_callback_t callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    check(depth <= kMaxHeaderDepth, "{}: header JSON nests deeper than {} levels", path,
-          kMaxHeaderDepth);
-    if (event == Json::parse_event_t::key && depth == 1 && parsed.is_string()) {
-      top_keys.push_back(parsed.get<std::string>());
-    }
-    return true;
-  };
-  Json header;
-  try {
-    header = Json::parse(text.begin(), text.end(), callback);
-  } catch (const Json::exception& e) {
-    // nlohmann's message names the byte position; drop its "[json.exception...]" prefix.
-    std::string what = e.what();
-    if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    fail("{}: header is not valid JSON: {}", path, what);
-  }
+  Json header = parse_bounded_json(text, kMaxHeaderDepth, path + ": header");
   check(header.is_object(), "{}: header is JSON {} but must be an object", path,
         header.type_name());
-  std::sort(top_keys.begin(), top_keys.end());
-  auto dup = std::adjacent_find(top_keys.begin(), top_keys.end());
-  check(dup == top_keys.end(), "{}: header declares '{}' twice", path,
-        dup == top_keys.end() ? "" : *dup);
   return header;
 }
 

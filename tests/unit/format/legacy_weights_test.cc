@@ -94,7 +94,7 @@ TEST(LegacyWeights, RejectsBadFilesAndRangesNamingThem) {
       {"dtype", wgwt_file(), replace("\"i8\"", "\"complex64\""), "unknown dataType \"complex64\""},
       {"negative", wgwt_file(), replace("[3], \"byteOffset\": 16", "[-3], \"byteOffset\": 16"),
        "non-negative integers, got -3"},
-      {"json", wgwt_file(), m.substr(0, 40), "manifest is not valid JSON"},
+      {"json", wgwt_file(), m.substr(0, 40), "manifest: not valid JSON"},
       {"endianness", wgwt_file(), replace("little", "big"), "endianness \"big\""},
   };
   for (const Case& c : cases) {

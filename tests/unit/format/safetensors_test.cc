@@ -189,6 +189,19 @@ TEST(Safetensors, FindsRustnnRewrittenKeysAndKeepsExactLookupsOnCollision) {
   EXPECT_NE(missing.find("no tensor 'nothing'"), std::string::npos) << missing;
 }
 
+TEST(Safetensors, KeysWithBracketsAndQuotesDoNotConfuseTheDepthBound) {
+  TempDir dir;
+  const std::string odd = std::string(20, '[') + "\"{}\\" + std::string(20, '{');
+  write_safetensors(
+      dir.file("k.safetensors"),
+      std::vector<TensorToWrite>{{odd, DataType::kInt8, {2}, buffer_of<int8_t>({-3, 4})},
+                                 {"plain", DataType::kInt8, {1}, buffer_of<int8_t>({5})}});
+  auto reader = SafetensorsReader::open(dir.file("k.safetensors"));
+  EXPECT_EQ(values_of<int8_t>(reader->load(odd, {DataType::kInt8, {2}})),
+            (std::vector<int8_t>{-3, 4}));
+  EXPECT_EQ(reader->tensors().size(), 2u);
+}
+
 TEST(Safetensors, TensorsComeInFileOrder) {
   TempDir dir;
   const std::string header = R"({"zeta":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
@@ -275,7 +288,7 @@ TEST(Safetensors, RejectsEachMalformedFileNamingTheProblem) {
        "header length 4611686018427387904 is above the limit"},
       {"header_past_end", testing::u64_le(100) + "{}",
        "header length 100 runs past the end of the file"},
-      {"bad_json", st(R"({"a": )"), "header is not valid JSON"},
+      {"bad_json", st(R"({"a": )"), "header: not valid JSON"},
       {"not_object", st("[1, 2]"), "header is JSON array but must be an object"},
       {"too_deep", st(R"({"a":)" + deep + "}"), "nests deeper than 8 levels"},
       {"overlap",
@@ -310,7 +323,7 @@ TEST(Safetensors, RejectsEachMalformedFileNamingTheProblem) {
        st(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
           R"("a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})",
           "12"),
-       "header declares 'a' twice"},
+       "header: JSON declares 'a' twice"},
   };
   TempDir dir;
   for (const Malformed& c : cases) {
