@@ -144,10 +144,12 @@ const StoredEntry* TensorIndex::find(const std::string& key, const std::string& 
   const std::string rewritten = rustnn_rewrite_key(key);
   auto it = rewritten_.find(rewritten);
   if (it == rewritten_.end()) return nullptr;
-  check(it->second.size() == 1,
-        "{}: weights key '{}' is ambiguous: stored keys '{}' and '{}' both rewrite to '{}'", path,
-        key, entries_[it->second[0]].tensor.key, entries_[it->second[1]].tensor.key, rewritten);
-  return &entries_[it->second[0]];
+  const std::vector<size_t>& matches = it->second;
+  if (matches.size() > 1) {  // not check(): its arguments would index matches[1] eagerly
+    fail("{}: weights key '{}' is ambiguous: stored keys '{}' and '{}' both rewrite to '{}'", path,
+         key, entries_[matches[0]].tensor.key, entries_[matches[1]].tensor.key, rewritten);
+  }
+  return &entries_[matches[0]];
 }
 
 std::vector<const StoredTensor*> TensorIndex::tensors() const {

@@ -47,7 +47,9 @@ TEST(Npy, RoundTripsEveryDtype) {
     EXPECT_EQ(back.dtype, tensors[i].dtype);
     EXPECT_EQ(back.shape, tensors[i].shape);
     ASSERT_EQ(back.data.size(), tensors[i].data.size());
-    EXPECT_EQ(0, std::memcmp(back.data.data(), tensors[i].data.data(), back.data.size()));
+    if (!back.data.empty()) {
+      EXPECT_EQ(0, std::memcmp(back.data.data(), tensors[i].data.data(), back.data.size()));
+    }
     const Tensor parsed = parse_npy(std::as_bytes(std::span(bytes)), path);
     EXPECT_EQ(parsed.shape, tensors[i].shape);
   }
