@@ -11,19 +11,7 @@
 namespace wnn::format {
 namespace {
 
-class ModelTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("wnn_model_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
-};
+class ModelTest : public testing::TempDirTest {};
 
 const char* const kInline = R"(webnn_graph "inline" v1 {
   inputs { x: f32[3]; }
