@@ -189,7 +189,8 @@ void read_constant(GraphBuilder& b, const std::string& name, const json& j,
   JsonType t = read_type(j, where, false);
   const auto it = j.find("init");
   if (it == j.end() || it->is_null()) {
-    b.constant(name, std::move(t.desc), ConstantInitKind::kWeights, name);
+    with_error_context(
+        where, [&] { b.constant(name, std::move(t.desc), ConstantInitKind::kWeights, name); });
     return;
   }
   const auto& kind = member(*it, "kind", json::value_t::string, where);
@@ -201,7 +202,9 @@ void read_constant(GraphBuilder& b, const std::string& name, const json& j,
       check(ref->is_string(), "{}: init.ref must be a string", where);
       key = ref->get<std::string>();
     }
-    b.constant(name, std::move(t.desc), ConstantInitKind::kWeights, std::move(key));
+    with_error_context(where, [&] {
+      b.constant(name, std::move(t.desc), ConstantInitKind::kWeights, std::move(key));
+    });
   } else if (k == "scalar") {
     const auto vit = it->find("value");
     check(vit != it->end(), "{}: scalar init needs a \"value\"", where);
@@ -218,7 +221,9 @@ void read_constant(GraphBuilder& b, const std::string& name, const json& j,
     }
     check(!std::holds_alternative<std::monostate>(scalar), "{}: scalar value {} is not a number",
           where, vit->dump());
-    b.constant(name, std::move(t.desc), ConstantInitKind::kScalar, {}, std::move(scalar));
+    with_error_context(where, [&] {
+      b.constant(name, std::move(t.desc), ConstantInitKind::kScalar, {}, std::move(scalar));
+    });
   } else if (k == "inlineBytes") {
     const auto& bytes = member(*it, "bytes", json::value_t::array, where);
     std::vector<uint8_t> data;
@@ -227,7 +232,9 @@ void read_constant(GraphBuilder& b, const std::string& name, const json& j,
       check(x >= 0 && x <= 255, "{}: inline byte {} is not in 0..255", where, x);
       data.push_back(uint8_t(x));
     }
-    b.constant(name, std::move(t.desc), ConstantInitKind::kBytes, {}, {}, std::move(data));
+    with_error_context(where, [&] {
+      b.constant(name, std::move(t.desc), ConstantInitKind::kBytes, {}, {}, std::move(data));
+    });
   } else {
     fail("{}: unknown init kind '{}' (expected weights, scalar or inlineBytes)", where, k);
   }
