@@ -7,7 +7,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "wnn/core/error.h"
 
@@ -80,6 +83,9 @@ void AtomicFileWriter::flush_buffer() {
 void AtomicFileWriter::commit() {
   check_internal(fd_ >= 0 && !committed_, "{}: commit twice", path_);
   flush_buffer();
+  // Replacing a file keeps its permissions.
+  struct stat existing {};
+  if (::stat(path_.c_str(), &existing) == 0) ::fchmod(fd_, existing.st_mode & 07777);
   check(::fsync(fd_) == 0, "{}: cannot fsync: {}", temp_path_, std::strerror(errno));
   const int rc = ::close(fd_);
   fd_ = -1;
@@ -99,6 +105,21 @@ void write_file_atomic(const std::string& path, std::span<const std::byte> bytes
   AtomicFileWriter writer(path);
   writer.write(bytes);
   writer.commit();
+}
+
+void write_file_atomic(const std::string& path, std::string_view text) {
+  write_file_atomic(path, std::as_bytes(std::span(text.data(), text.size())));
+}
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  check(!std::filesystem::is_directory(path, ec), "'{}' is a directory, not a file", path);
+  std::ifstream in(path, std::ios::binary);
+  check(in.good(), "cannot open '{}': {}", path, std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  check(!in.bad(), "cannot read '{}'", path);
+  return std::move(ss).str();
 }
 
 }  // namespace wnn

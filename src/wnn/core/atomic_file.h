@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace wnn {
 
@@ -32,5 +33,9 @@ class AtomicFileWriter {
 
 // Writes `bytes` to `path` atomically (AtomicFileWriter in one call).
 void write_file_atomic(const std::string& path, std::span<const std::byte> bytes);
+void write_file_atomic(const std::string& path, std::string_view text);
+
+// Reads a whole file into a string. Throws wnn::Error naming the path when it cannot.
+std::string read_file(const std::string& path);
 
 }  // namespace wnn
