@@ -4,24 +4,13 @@
 #include <limits>
 #include <type_traits>
 
-#include "wnn/kernels/element.h"
+#include "wnn/kernels/drivers.h"
 #include "wnn/kernels/elementwise_unary.h"
 #include "wnn/kernels/kernel.h"
-#include "wnn/kernels/strided.h"
 
 namespace wnn::kernels {
 
 namespace {
-
-template <typename In, typename Out, typename Op>
-void binary_walk(const ConstTensorView& a, const ConstTensorView& b, const TensorView& out, Op op) {
-  const In* pa = a.as<In>();
-  const In* pb = b.as<In>();
-  Out* po = out.as<Out>();
-  broadcast_walk<2>(out.shape, {a.shape, b.shape}, [&](const std::array<int64_t, 3>& o) {
-    store(po + o[2], Compute<Out>(op(load(pa + o[0]), load(pb + o[1]))));
-  });
-}
 
 struct Add {
   template <typename C>

@@ -5,20 +5,12 @@
 #include <limits>
 #include <type_traits>
 
-#include "wnn/kernels/element.h"
+#include "wnn/kernels/drivers.h"
 #include "wnn/kernels/elementwise_unary.h"
 
 namespace wnn::kernels {
 
 namespace {
-
-template <typename In, typename Out, typename Op>
-void unary_map(const ConstTensorView& in, const TensorView& out, Op op) {
-  const In* pi = in.as<In>();
-  Out* po = out.as<Out>();
-  const int64_t n = in.size();
-  for (int64_t i = 0; i < n; ++i) store(po + i, Compute<Out>(op(load(pi + i))));
-}
 
 // Same type in and out, over the float types only.
 template <typename Op>
