@@ -103,6 +103,22 @@ inline C wrap_mul(C a, C b) {
   return C(uint64_t(a) * uint64_t(b));
 }
 
+// + and * in a compute type: wrapping for integers, IEEE for floats.
+template <typename C>
+inline C num_add(C a, C b) {
+  if constexpr (std::is_integral_v<C>)
+    return wrap_add(a, b);
+  else
+    return a + b;
+}
+template <typename C>
+inline C num_mul(C a, C b) {
+  if constexpr (std::is_integral_v<C>)
+    return wrap_mul(a, b);
+  else
+    return a * b;
+}
+
 // The range of values an integer data type holds (int4/uint4 narrower than their storage).
 struct IntRange {
   double lo, hi;

@@ -15,10 +15,7 @@ namespace {
 struct Add {
   template <typename C>
   C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>)
-      return wrap_add(a, b);
-    else
-      return a + b;
+    return num_add(a, b);
   }
 };
 struct Sub {
@@ -33,10 +30,7 @@ struct Sub {
 struct Mul {
   template <typename C>
   C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>)
-      return wrap_mul(a, b);
-    else
-      return a * b;
+    return num_mul(a, b);
   }
 };
 // Integer division truncates toward zero. x / 0 is defined as 0 and INT_MIN / -1 wraps to
