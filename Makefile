@@ -22,6 +22,12 @@ test: build
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
+# Benchmarks print their numbers; docs/benchmarks.md records them with the command and date.
+bench: build
+	sh bench/parse_bench.sh $(BUILD)/wnn
+	sh bench/weights_info_bench.sh $(BUILD)
+	bash bench/onnx_decode.sh $(BUILD) 300 3
+
 # Regenerates the docs tables wnn prints from its own tables.
 docs: build
 	$(BUILD)/wnn ops --markdown > docs/operators.md
