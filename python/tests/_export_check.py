@@ -30,8 +30,10 @@ def export_and_run(module, inputs):
     return [got[n] for n in session.output_names], want, session
 
 
-def assert_matches(test, module, inputs, rtol=1e-4, atol=1e-5):
-    """Asserts |wnn - eager| <= atol + rtol * |eager| everywhere; returns the max abs error."""
+def assert_matches(test, module, inputs, rtol=1e-4, atol=1e-5, atol_of_scale=0.0):
+    """Asserts |wnn - eager| <= atol + rtol * |eager| everywhere; returns the max abs error.
+    atol_of_scale adds that fraction of max|eager| to atol, for deep stacks whose outputs
+    cancel to near zero after large intermediate sums."""
     got, want, _ = export_and_run(module, inputs)
     test.assertEqual(len(got), len(want))
     worst = 0.0
@@ -43,7 +45,8 @@ def assert_matches(test, module, inputs, rtol=1e-4, atol=1e-5):
             np.testing.assert_array_equal(g, w)
             continue
         g64, w64 = g.astype(np.float64), w.astype(np.float64)
-        np.testing.assert_allclose(g64, w64, rtol=rtol, atol=atol)
+        scale = float(np.max(np.abs(w64))) if w64.size else 0.0
+        np.testing.assert_allclose(g64, w64, rtol=rtol, atol=atol + atol_of_scale * scale)
         if g.size:
             worst = max(worst, float(np.max(np.abs(g64 - w64))))
     return worst
@@ -73,7 +76,7 @@ def randomize(module, seed=0):
         for name, p in module.named_parameters():
             if p.dim() > 1:  # scaled by fan-in so deep stacks stay in range
                 fan_in = max(1, p[0].numel())
-                p.copy_(torch.randn(p.shape, generator=g) * (1.5 / fan_in**0.5))
+                p.copy_(torch.randn(p.shape, generator=g) / fan_in**0.5)
             else:  # norm scales away from 1, biases away from 0
                 base = 1.0 if name.endswith("weight") else 0.0
                 p.copy_(base + 0.3 * torch.randn(p.shape, generator=g))

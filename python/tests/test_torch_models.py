@@ -3,8 +3,10 @@
 Random initialisation made non-trivial (see randomize), eval mode. The small CNNs and
 sequence models run by default; convnext_tiny, vit_b_16 and swin_t take minutes on the
 reference kernels and run only with WNN_HEAVY_MODELS=1 (`make python-models-test`).
-Tolerances: rtol 1e-4, atol 1e-5 unless listed in LOOSE (deep float32 stacks whose summation
-order differs from PyTorch's; 1e-3, as docs/python.md records).
+Tolerances: rtol 1e-4, atol 1e-5 unless listed in LOOSE: deep float32 stacks whose summation
+order differs from PyTorch's compare at rtol 1e-3 and atol 1e-5 + 1e-5 * max|eager| (a
+logit that cancels to near zero after sums in the hundreds keeps only absolute precision);
+docs/python.md records this.
 """
 
 import os
@@ -96,7 +98,7 @@ class TorchModelTest(unittest.TestCase):
 def _make(name, build):
     def test(self):
         module, inputs = build()
-        tol = (1e-3, 1e-3) if name in LOOSE else (1e-4, 1e-5)
+        tol = (1e-3, 1e-5, 1e-5) if name in LOOSE else (1e-4, 1e-5)
         # Export with autograd on, as users do (no torch.no_grad around export).
         with torch.enable_grad():
             err = assert_matches(self, module, inputs, *tol)
@@ -132,7 +134,7 @@ class ExporterDiscussionGraphsTest(unittest.TestCase):
         g = wnn.torch.to_graph(Cat(), ins).graph
         self.assertEqual(g.input_names, ["a", "b"])
         self.assertEqual(g.outputs[0]["shape"], [4, 3, 4, 5])
-        self.assertIn("concat([a, b], 0)", g.to_text().replace("\n", " "))
+        self.assertIn("concat([a, b], axis=0)", g.to_text())
         assert_matches(self, Cat(), ins)
 
 
