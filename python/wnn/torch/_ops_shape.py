@@ -327,3 +327,13 @@ def convert_as_strided(ctx, x, size, stride, storage_offset=None):
     if not ok:
         raise ConversionError(f"as_strided with size {size} and stride {list(stride)}")
     return ctx.reshape(v, size)
+
+
+@maps("fill.Scalar", "fill.Tensor")
+def convert_fill(ctx, x, value):
+    """x's shape and dtype, every element `value` (a number or a 0-d tensor)."""
+    if not isinstance(value, torch.fx.Node):
+        return _fill_constant(ctx, value)
+    dtype = wnn_dtype(ctx.out_dtype()) if ctx.out_dtype() is not None else ctx.operand(x).dtype
+    v = ctx.reshape(ctx.tensor(value, dtype), [1] * len(ctx.out_shape()))
+    return ctx.add("expand", v, ctx.out_shape())
