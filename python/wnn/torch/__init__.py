@@ -160,6 +160,10 @@ def _convert(ctx, node):
     return result
 
 
+_SHAPE_ONLY_FILLS = {"new_zeros": 0, "new_ones": 1, "new_empty": 0, "zeros_like": 0,
+                     "ones_like": 1, "empty_like": 0, "new_full": None, "full_like": None}
+
+
 def _static_value(ctx, node):
     """The value of a node that depends on no input and no weight (factories and ops on them),
     computed with PyTorch; None for anything else. Random ops are never static."""
@@ -167,7 +171,14 @@ def _static_value(ctx, node):
     if node in static:
         return static[node]
     value = None
-    if node.op == "get_attr":
+    name = _op_name(node.target).split(".")[1] if node.op == "call_function" else ""
+    if name in _SHAPE_ONLY_FILLS and meta_of(node) is not None:
+        # new_zeros(x, ...) and friends read only x's traced shape, never its values.
+        m = meta_of(node)
+        fill = _SHAPE_ONLY_FILLS[name]
+        fill = node.args[2 if name == "new_full" else 1] if fill is None else fill
+        value = torch.full([int(d) for d in m.shape], fill, dtype=m.dtype)
+    elif node.op == "get_attr":
         value = ctx.traced.attrs.get(node.target)
     elif node.op == "call_function" and not is_random(node.target) and node.target is not GETITEM:
         deps = _node_args(node)
