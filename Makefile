@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo docs bench fuzz clean format
+.PHONY: all deps build test demo docs bench fuzz clean format python-models-test
 
 all: build
 
@@ -31,6 +31,10 @@ bench: build
 # Regenerates the docs tables wnn prints from its own tables.
 docs: build
 	$(BUILD)/wnn ops --markdown > docs/operators.md
+
+# The heavy PyTorch export checks (convnext_tiny, vit_b_16, swin_t); not part of `make test`.
+python-models-test: build
+	cmake --build $(BUILD) --target python-models-test
 
 format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i
