@@ -124,6 +124,14 @@ class Importer {
         check(*v >= 0, "graph input '{}' dim {} is {}", in.name, k, *v);
         shape.push_back(*v);
       }
+      if (auto pin = options_.pin_tensors.find(in.name); pin != options_.pin_tensors.end()) {
+        check(pin->second.shape == shape && pin->second.dtype == *dtype,
+              "pinned input '{}' is {}, the model declares {}", in.name,
+              OperandDesc{pin->second.dtype, pin->second.shape}.to_string(),
+              OperandDesc{*dtype, shape}.to_string());
+        values_.set_known(in.name, pin->second);
+        continue;
+      }
       if (auto pin = options_.pin_inputs.find(in.name); pin != options_.pin_inputs.end()) {
         values_.set_known(in.name, pinned_value(in.name, *dtype, shape, pin->second));
         continue;

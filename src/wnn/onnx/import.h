@@ -19,6 +19,8 @@ struct ImportOptions {
   // Graph input name -> value text ("3", "1,2,3"): the input becomes a constant of its
   // declared type and shape (one value fills the whole shape).
   std::map<std::string, std::string> pin_inputs;
+  // The same with exact tensors (the backend-test runner pins shape inputs to test data).
+  std::map<std::string, Tensor> pin_tensors;
   // Convert structure only: initializers keep their dtype and shape but no data is bound.
   bool skeleton = false;
 };
