@@ -313,9 +313,9 @@ class Importer {
       all += fmt::format("\n  node '{}': {} (domain '{}', opset {}): {}", u.name, u.op_type,
                          u.domain.empty() ? "ai.onnx" : u.domain, u.opset, u.reason);
     }
-    throw UnsupportedModelError(
-        fmt::format("{} unsupported node(s); nothing was written:{}", unsupported_.size(), all),
-        std::move(unsupported_));
+    std::string message =
+        fmt::format("{} unsupported node(s); nothing was written:{}", unsupported_.size(), all);
+    throw UnsupportedModelError(std::move(message), std::move(unsupported_));
   }
 
   void add_outputs(const GraphProto& g) {

@@ -34,6 +34,20 @@ void tile(ConvertContext& c) {
 void concat(ConvertContext& c) {
   auto axis = c.attr_int("axis");
   if (!axis) c.unsupported("Concat without 'axis'");
+  // Shape vectors (known 1-D integer tensors) are joined right here, without a kernel.
+  bool shape_vectors = true;
+  std::vector<int64_t> joined;
+  for (size_t i = 0; i < c.num_inputs() && shape_vectors; ++i) {
+    if (!c.has_input(i)) continue;
+    const Tensor* t = c.known(i);
+    shape_vectors = t && t->dtype == DataType::kInt64 && t->shape.size() == 1;
+    if (shape_vectors) {
+      for (int64_t v : c.known_ints(i, "input")) joined.push_back(v);
+    }
+  }
+  if (shape_vectors) {
+    return c.set_known(0, make_int64_tensor({int64_t(joined.size())}, joined));
+  }
   std::vector<OperandId> ins;
   for (size_t i = 0; i < c.num_inputs(); ++i) {
     if (c.has_input(i)) ins.push_back(c.in(i));
@@ -100,8 +114,9 @@ void slice(ConvertContext& c) {
     };
     if (step > 0) {
       const int64_t s = norm(starts[i], 0, d), e = norm(ends[i], 0, d);
+      const int64_t n = e > s ? (e - s + step - 1) / step : 0;
       begin[a] = s;
-      sizes[a] = e > s ? (e - s + step - 1) / step : 0;
+      sizes[a] = n > 0 ? (n - 1) * step + 1 : 0;  // WebNN sizes are extents in the input
       strides[a] = step;
     } else {
       // Walk backwards from s to e (exclusive): on the reversed axis that is a forward walk
@@ -110,7 +125,7 @@ void slice(ConvertContext& c) {
       const int64_t n = s > e ? (s - e + (-step) - 1) / (-step) : 0;
       reversed.push_back(int64_t(a));
       begin[a] = n > 0 ? d - 1 - s : 0;
-      sizes[a] = n;
+      sizes[a] = n > 0 ? (n - 1) * (-step) + 1 : 0;
       strides[a] = -step;
     }
   }
