@@ -134,8 +134,10 @@ BackendTestResult run_backend_test(const std::string& dir_text) {
       std::unique_ptr<ImportResult> pinned;
       if (pin_per_set) {
         ImportOptions options;
+        // Integers (shapes, axes, indices) and small vectors (scales, sizes, bounds).
         for (const auto& in : inputs) {
-          if (is_integer(in.tensor.dtype)) options.pin_tensors[in.name] = in.tensor;
+          const bool small = in.tensor.shape.size() <= 1 && in.tensor.size() <= 16;
+          if (is_integer(in.tensor.dtype) || small) options.pin_tensors[in.name] = in.tensor;
         }
         try {
           pinned = std::make_unique<ImportResult>(import_model(model, dir.string(), options));

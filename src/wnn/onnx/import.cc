@@ -264,7 +264,7 @@ class Importer {
                        node.op_type, o);
       }
     } catch (const UnsupportedError& e) {
-      unsupported_.push_back({label, node.op_type, domain, opset, e.message(), ""});
+      unsupported_.push_back({label, node.op_type, domain, opset, e.message(), e.category()});
       mark_poisoned();
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::kInternal) throw;
@@ -320,7 +320,13 @@ class Importer {
 
   void add_outputs(const GraphProto& g) {
     for (const auto& out : g.output) {
-      OperandId id = values_.operand(out.name);
+      ValueSlot& slot = values_.slot(out.name);
+      if (!slot.operand) {
+        // A folded output: its constant takes another name, the identity below takes this one.
+        slot.operand = builder_.constant(
+            builder_.unique_name("const_" + names_.map(out.name) + "_value"), *slot.known);
+      }
+      OperandId id = *slot.operand;
       const Operand& op = result_.graph.operand(id);
       if (op.name != out.name || op.kind != OperandKind::kNodeOutput ||
           result_.graph.is_output(id)) {

@@ -146,6 +146,10 @@ std::span<const Converter> all_converters() {
     ops::register_gather(t);
     ops::register_misc(t);
     ops::register_inexpressible(t);
+    ops::register_loss(t);
+    ops::register_onehot(t);
+    ops::register_recurrent(t);
+    ops::register_resize(t);
     std::stable_sort(t.begin(), t.end(), [](const Converter& a, const Converter& b) {
       return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);
     });

@@ -28,7 +28,14 @@ inline constexpr std::string_view kMsDomain = "com.microsoft";
 // convert yet. The importer collects these and reports all of them together.
 class UnsupportedError : public Error {
  public:
-  explicit UnsupportedError(std::string reason) : Error(std::move(reason)) {}
+  // `category` is set when WebNN cannot express the node at all ("training", "randomness",
+  // ...; see unsupported.h); empty when wnn just does not convert it.
+  explicit UnsupportedError(std::string reason, std::string category = {})
+      : Error(std::move(reason)), category_(std::move(category)) {}
+  const std::string& category() const { return category_; }
+
+ private:
+  std::string category_;
 };
 
 // The importer's view of every ONNX value: a WebNN operand, a known constant tensor, or both.
@@ -116,6 +123,12 @@ class ConvertContext {
   [[noreturn]] void unsupported(fmt::format_string<Args...> format, Args&&... args) const {
     throw UnsupportedError(fmt::format(format, std::forward<Args>(args)...));
   }
+  // For what WebNN cannot express at all, with the documented category.
+  template <typename... Args>
+  [[noreturn]] void inexpressible(std::string category, fmt::format_string<Args...> format,
+                                  Args&&... args) const {
+    throw UnsupportedError(fmt::format(format, std::forward<Args>(args)...), std::move(category));
+  }
 
  private:
   const std::string& input_name(size_t i) const;
@@ -178,6 +191,10 @@ void register_reduce(std::vector<Converter>& t);
 void register_gather(std::vector<Converter>& t);
 void register_misc(std::vector<Converter>& t);
 void register_inexpressible(std::vector<Converter>& t);
+void register_loss(std::vector<Converter>& t);
+void register_onehot(std::vector<Converter>& t);
+void register_recurrent(std::vector<Converter>& t);
+void register_resize(std::vector<Converter>& t);
 }  // namespace ops
 
 }  // namespace wnn::onnx

@@ -2,6 +2,7 @@
 // Cast, Identity and Dropout. Functions WebNN lacks (Selu, tanh-Gelu, hyperbolics) decompose.
 #include <cmath>
 
+#include "wnn/onnx/ops/common.h"
 #include "wnn/onnx/registry.h"
 #include "wnn/onnx/tensor_data.h"
 
@@ -86,6 +87,17 @@ void hyperbolic(ConvertContext& c, std::string_view f) {
   c.set(0, c.op(K::kIdentity, {r}, {}, c.out_name(0)));
 }
 
+void shrink(ConvertContext& c) {
+  const double lambd = c.attr_float("lambd", 0.5), bias = c.attr_float("bias", 0.0);
+  OperandId x = c.in(0);
+  OperandId lo = c.op(K::kLesser, {x, scalar_like(c, x, -lambd)});
+  OperandId hi = c.op(K::kGreater, {x, scalar_like(c, x, lambd)});
+  OperandId inner =
+      c.op(K::kWhere, {hi, c.op(K::kSub, {x, scalar_like(c, x, bias)}), scalar_like(c, x, 0.0)});
+  c.set(0, c.op(K::kWhere, {lo, c.op(K::kAdd, {x, scalar_like(c, x, bias)}), inner}, {},
+                c.out_name(0)));
+}
+
 void clip(ConvertContext& c) {
   OperandId x = c.in(0);
   const DataType dt = c.dtype(0);
@@ -119,16 +131,6 @@ void clip(ConvertContext& c) {
   c.set(0, c.op(K::kClamp, {x}, std::move(named), c.out_name(0)));
 }
 
-// log(softmax(x)) computed as (x - max) - log(sum(exp(x - max))), which keeps precision.
-OperandId log_softmax(ConvertContext& c, OperandId x, int64_t axis, std::string name) {
-  const IntList axes{axis};
-  OperandId m = c.op(K::kReduceMax, {x}, {{"axes", axes}, {"keepDimensions", true}});
-  OperandId y = c.op(K::kSub, {x, m});
-  OperandId s =
-      c.op(K::kReduceSum, {c.op(K::kExp, {y})}, {{"axes", axes}, {"keepDimensions", true}});
-  return c.op(K::kSub, {y, c.op(K::kLog, {s})}, {}, std::move(name));
-}
-
 void softmax(ConvertContext& c, bool log) {
   const Shape shape = c.shape(0);
   const size_t rank = shape.size();
@@ -143,7 +145,7 @@ void softmax(ConvertContext& c, bool log) {
   int64_t outer = 1, inner = 1;
   for (size_t i = 0; i < rank; ++i) (int64_t(i) < axis ? outer : inner) *= shape[i];
   OperandId x2 = c.reshape(c.in(0), {outer, inner});
-  OperandId r = log ? log_softmax(c, x2, 1, {}) : c.op(K::kSoftmax, {x2, int64_t(1)});
+  OperandId r = log ? log_softmax(c, x2, 1) : c.op(K::kSoftmax, {x2, int64_t(1)});
   c.set(0, c.reshape(r, shape, c.out_name(0)));
 }
 
@@ -155,7 +157,10 @@ void cast_to(ConvertContext& c, OperandId x, int32_t onnx_type) {
     return c.set(0, ne);
   }
   auto dt = wnn_dtype_for(onnx_type);
-  if (!dt) c.unsupported("cast to {}", onnx_type_name(onnx_type));
+  if (!dt) {
+    c.inexpressible(onnx_type == int32_t(OnnxType::kString) ? "strings" : "", "cast to {}",
+                    onnx_type_name(onnx_type));
+  }
   c.set(0, c.op(K::kCast, {x, *dt}, {}, c.out_name(0)));
 }
 
@@ -180,9 +185,9 @@ void dropout(ConvertContext& c) {
   // Inference: the output is the input; training_mode must be a known false.
   if (c.opset() >= 12 && c.has_input(2)) {
     auto mode = c.known_ints(2, "training_mode");
-    if (!mode.empty() && mode[0] != 0) c.unsupported("training_mode=true (training only)");
+    if (!mode.empty() && mode[0] != 0) c.inexpressible("training", "training_mode=true");
   }
-  if (c.opset() < 7 && c.attr_int("is_test", 0) == 0) c.unsupported("is_test=0 (training)");
+  if (c.opset() < 7 && c.attr_int("is_test", 0) == 0) c.inexpressible("training", "is_test=0");
   identity(c);
   if (c.wants_output(1)) {
     Shape s = c.shape(0);
@@ -240,6 +245,7 @@ void register_activation(std::vector<Converter>& t) {
     t.push_back({"", f, 9, kMaxOpset, [f](ConvertContext& c) { hyperbolic(c, f); }, X, true});
   }
   t.push_back({"", "Clip", 6, kMaxOpset, clip, D, true});
+  t.push_back({"", "Shrink", 9, kMaxOpset, shrink, X, true});
   t.push_back({"", "Softmax", 1, 12, [](ConvertContext& c) { softmax(c, false); }, X, true});
   t.push_back(
       {"", "Softmax", 13, kMaxOpset, [](ConvertContext& c) { softmax(c, false); }, D, true});

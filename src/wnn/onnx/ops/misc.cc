@@ -45,7 +45,9 @@ OperandId align_param(ConvertContext& c, OperandId p, const Shape& x, int64_t ax
 
 void quantize(ConvertContext& c, bool dequantize) {
   const Shape x = c.shape(0);
-  const int64_t axis = x.empty() ? 0 : normalize_axis(c.attr_int("axis", 1), x.size(), "axis");
+  // The axis matters only for a per-axis (1-D) scale; per-tensor ignores it.
+  const bool per_axis = c.shape(1).size() == 1 && x.size() > 1;
+  const int64_t axis = per_axis ? normalize_axis(c.attr_int("axis", 1), x.size(), "axis") : 0;
   if (c.attr_int("saturate", 1) != 1) c.unsupported("saturate=0 (float8 only)");
   OperandId scale = align_param(c, c.in(1), x, axis);
   OperandId zp;

@@ -204,6 +204,34 @@ void cumsum(ConvertContext& c) {
                 c.out_name(0)));
 }
 
+// DepthToSpace (DCR or CRD) and SpaceToDepth as reshape, transpose, reshape.
+void depth_to_space(ConvertContext& c) {
+  const Shape s = c.shape(0);
+  check(s.size() == 4, "DepthToSpace needs 4-D input");
+  auto bs = c.attr_int("blocksize");
+  if (!bs) c.unsupported("DepthToSpace without blocksize");
+  const int64_t b = *bs, n = s[0], ch = s[1], h = s[2], w = s[3];
+  check(b > 0 && ch % (b * b) == 0, "blocksize {} does not divide {} channels", b, ch);
+  const bool crd = c.attr_string("mode", "DCR") == "CRD";
+  OperandId x = crd ? c.reshape(c.in(0), {n, ch / (b * b), b, b, h, w})
+                    : c.reshape(c.in(0), {n, b, b, ch / (b * b), h, w});
+  const IntList perm = crd ? IntList{0, 1, 4, 2, 5, 3} : IntList{0, 3, 4, 1, 5, 2};
+  x = c.op(K::kTranspose, {x}, {{"permutation", perm}});
+  c.set(0, c.reshape(x, {n, ch / (b * b), h * b, w * b}, c.out_name(0)));
+}
+
+void space_to_depth(ConvertContext& c) {
+  const Shape s = c.shape(0);
+  check(s.size() == 4, "SpaceToDepth needs 4-D input");
+  auto bs = c.attr_int("blocksize");
+  if (!bs) c.unsupported("SpaceToDepth without blocksize");
+  const int64_t b = *bs, n = s[0], ch = s[1], h = s[2], w = s[3];
+  check(b > 0 && h % b == 0 && w % b == 0, "blocksize {} does not divide {}x{}", b, h, w);
+  OperandId x = c.reshape(c.in(0), {n, ch, h / b, b, w / b, b});
+  x = c.op(K::kTranspose, {x}, {{"permutation", IntList{0, 3, 5, 1, 2, 4}}});
+  c.set(0, c.reshape(x, {n, ch * b * b, h / b, w / b}, c.out_name(0)));
+}
+
 }  // namespace
 
 void register_movement(std::vector<Converter>& t) {
@@ -218,6 +246,8 @@ void register_movement(std::vector<Converter>& t) {
   t.push_back({"", "Where", 9, kMaxOpset, where, D, true});
   t.push_back({"", "Trilu", 14, kMaxOpset, trilu, D, true});
   t.push_back({"", "CumSum", 11, kMaxOpset, cumsum, D, true});
+  t.push_back({"", "DepthToSpace", 1, kMaxOpset, depth_to_space, X, true});
+  t.push_back({"", "SpaceToDepth", 1, kMaxOpset, space_to_depth, X, true});
 }
 
 }  // namespace wnn::onnx::ops

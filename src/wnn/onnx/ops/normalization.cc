@@ -8,9 +8,9 @@ namespace {
 using K = OpKind;
 
 void batch_norm(ConvertContext& c) {
-  if (c.attr_int("training_mode", 0) != 0) c.unsupported("training_mode=1");
+  if (c.attr_int("training_mode", 0) != 0) c.inexpressible("training", "training_mode=1");
   for (size_t i = 1; i < c.num_outputs(); ++i) {
-    if (c.wants_output(i)) c.unsupported("the training outputs (running mean/var)");
+    if (c.wants_output(i)) c.inexpressible("training", "the running mean/var outputs");
   }
   c.set(0, c.op(K::kBatchNormalization, {c.in(0), c.in(3), c.in(4)},
                 {{"scale", c.in(1)},
@@ -37,11 +37,21 @@ void instance_norm(ConvertContext& c) {
 
 void layer_norm(ConvertContext& c) {
   const Shape s = c.shape(0);
-  for (size_t i = 1; i < c.num_outputs(); ++i) {
-    if (c.wants_output(i)) c.unsupported("the Mean/InvStdDev outputs");
-  }
   const int64_t axis = normalize_axis(c.attr_int("axis", -1), s.size(), "axis");
   const IntList axes = iota(axis, int64_t(s.size()));
+  if (c.wants_output(1) || c.wants_output(2)) {
+    // Mean and 1/sqrt(var + epsilon) over the normalized axes, kept as size-1 dims.
+    const std::vector<std::pair<std::string, RawValue>> keep = {{"axes", axes},
+                                                                {"keepDimensions", true}};
+    OperandId x = c.in(0);
+    OperandId mean = c.op(K::kReduceMean, {x}, keep, c.out_name(1));
+    OperandId d = c.op(K::kSub, {x, mean});
+    OperandId var = c.op(K::kReduceMean, {c.op(K::kMul, {d, d})}, keep);
+    OperandId eps = c.constant(c.dtype(0), {c.attr_float("epsilon", 1e-5)});
+    c.set(1, mean);
+    c.set(2,
+          c.op(K::kReciprocal, {c.op(K::kSqrt, {c.op(K::kAdd, {var, eps})})}, {}, c.out_name(2)));
+  }
   std::vector<std::pair<std::string, RawValue>> named = {
       {"axes", axes}, {"epsilon", c.attr_float("epsilon", 1e-5)}};
   const Shape norm_shape(s.begin() + axis, s.end());

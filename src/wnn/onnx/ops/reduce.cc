@@ -29,12 +29,17 @@ void reduce(ConvertContext& c, OpKind kind, int64_t axes_input_since) {
 }
 
 void arg(ConvertContext& c, OpKind kind) {
-  if (c.attr_int("select_last_index", 0) != 0) c.unsupported("select_last_index=1");
   const int64_t axis = normalize_axis(c.attr_int("axis", 0), c.shape(0).size(), "axis");
-  c.set(0, c.op(kind, {c.in(0), axis},
-                {{"keepDimensions", c.attr_int("keepdims", 1) != 0},
-                 {"outputDataType", DataType::kInt64}},
-                c.out_name(0)));
+  const std::vector<std::pair<std::string, RawValue>> named = {
+      {"keepDimensions", c.attr_int("keepdims", 1) != 0}, {"outputDataType", DataType::kInt64}};
+  if (c.attr_int("select_last_index", 0) == 0) {
+    return c.set(0, c.op(kind, {c.in(0), axis}, named, c.out_name(0)));
+  }
+  // The last extreme is the first one of the reversed axis: index = dim - 1 - reversed index.
+  OperandId rev = c.op(K::kReverse, {c.in(0)}, {{"axes", IntList{axis}}});
+  OperandId i = c.op(kind, {rev, axis}, named);
+  const double last = double(c.shape(0)[size_t(axis)] - 1);
+  c.set(0, c.op(K::kSub, {c.constant(DataType::kInt64, {last}), i}, {}, c.out_name(0)));
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ void constant_of_shape(ConvertContext& c) {
 void range(ConvertContext& c) {
   const Tensor* start = c.known(0);
   if (!start || !c.known(1) || !c.known(2)) {
-    c.unsupported("Range with run-time start/limit/delta has a data-dependent output shape");
+    c.inexpressible("data-dependent output shape", "Range with run-time start/limit/delta");
   }
   const double s = c.known_floats(0, "start")[0], l = c.known_floats(1, "limit")[0],
                d = c.known_floats(2, "delta")[0];
