@@ -101,6 +101,7 @@ class Importer {
         unsupported_.push_back({"(graph input) " + in.name, "input", "", 0,
                                 "input type " + type_to_string(t) + " is not a tensor",
                                 non_tensor_category(t)});
+        poisoned_.insert(in.name);
         continue;
       }
       auto dtype = wnn_dtype_for(t.elem_type);
@@ -108,6 +109,7 @@ class Importer {
         unsupported_.push_back({"(graph input) " + in.name, "input", "", 0,
                                 "element type " + onnx_type_name(t.elem_type),
                                 t.elem_type == int32_t(OnnxType::kString) ? "strings" : ""});
+        poisoned_.insert(in.name);
         continue;
       }
       check(t.has_shape, "graph input '{}' has no shape (unknown rank)", in.name);
@@ -144,6 +146,7 @@ class Importer {
             "--pin-input names '{}', which is not a graph input", name);
     }
     if (!unresolved.empty()) {
+      report_unsupported();  // an unusable input explains more than its missing dims
       std::string all;
       for (const auto& u : unresolved) all += "\n  " + u;
       fail(

@@ -5,8 +5,24 @@
 namespace wnn::onnx::ops {
 namespace {
 
+// The right operand, aligned as opset < 7's legacy broadcast (broadcast=1, axis=k) places it:
+// B's dims line up with A's from `axis` on.
+OperandId legacy_aligned_b(ConvertContext& c) {
+  OperandId b = c.in(1);
+  if (c.opset() >= 7 || c.attr_int("broadcast", 0) == 0) return b;
+  const auto axis = c.attr_int("axis");
+  if (!axis) return b;  // suffix alignment is numpy's
+  const Shape as = c.shape(0), bs = c.shape(1);
+  const int64_t a = normalize_axis(*axis, as.size(), "axis");
+  Shape aligned(size_t(a), 1);
+  aligned.insert(aligned.end(), bs.begin(), bs.end());
+  check(aligned.size() <= as.size(), "broadcast axis {} puts B past A's rank", a);
+  aligned.resize(as.size(), 1);
+  return c.reshape(b, aligned);
+}
+
 void binary(ConvertContext& c, OpKind k) {
-  c.set(0, c.op(k, {c.in(0), c.in(1)}, {}, c.out_name(0)));
+  c.set(0, c.op(k, {c.in(0), legacy_aligned_b(c)}, {}, c.out_name(0)));
 }
 
 ConvertFn binary_fn(OpKind k) {
@@ -33,7 +49,7 @@ void variadic(ConvertContext& c, OpKind k, bool mean) {
 }
 
 void pow(ConvertContext& c) {
-  OperandId e = c.in(1);
+  OperandId e = legacy_aligned_b(c);
   const DataType dt = c.dtype(0);
   if (c.dtype(1) != dt) e = c.op(OpKind::kCast, {e, dt});
   c.set(0, c.op(OpKind::kPow, {c.in(0), e}, {}, c.out_name(0)));
@@ -90,7 +106,7 @@ void register_elementwise(std::vector<Converter>& t) {
         B{"Or", OpKind::kLogicalOr, 7}, B{"Xor", OpKind::kLogicalXor, 7}}) {
     t.push_back({"", b.op, b.since, kMaxOpset, binary_fn(b.k), D, true});
   }
-  t.push_back({"", "Pow", 7, kMaxOpset, pow, D, true});
+  t.push_back({"", "Pow", 1, kMaxOpset, pow, D, true});
   t.push_back({"", "Not", 1, kMaxOpset, not_op, D, true});
   t.push_back({"", "Mod", 10, kMaxOpset, mod, ConvertKind::kDecomposed, true});
   for (auto [op, k, mean] :

@@ -36,7 +36,7 @@ void gemm(ConvertContext& c) {
 
 void register_matmul(std::vector<Converter>& t) {
   t.push_back({"", "MatMul", 1, kMaxOpset, matmul, ConvertKind::kDirect, true});
-  t.push_back({"", "Gemm", 7, kMaxOpset, gemm, ConvertKind::kDirect, false});
+  t.push_back({"", "Gemm", 6, kMaxOpset, gemm, ConvertKind::kDirect, false});
 }
 
 }  // namespace wnn::onnx::ops

@@ -9,6 +9,8 @@ using K = OpKind;
 
 void batch_norm(ConvertContext& c) {
   if (c.attr_int("training_mode", 0) != 0) c.inexpressible("training", "training_mode=1");
+  if (c.opset() < 7 && c.attr_int("is_test", 0) == 0) c.inexpressible("training", "is_test=0");
+  if (c.opset() < 9 && c.attr_int("spatial", 1) == 0) c.unsupported("spatial=0");
   for (size_t i = 1; i < c.num_outputs(); ++i) {
     if (c.wants_output(i)) c.inexpressible("training", "the running mean/var outputs");
   }
@@ -95,7 +97,7 @@ void group_norm(ConvertContext& c) {
 
 void register_normalization(std::vector<Converter>& t) {
   const auto D = ConvertKind::kDirect, X = ConvertKind::kDecomposed;
-  t.push_back({"", "BatchNormalization", 7, kMaxOpset, batch_norm, D});
+  t.push_back({"", "BatchNormalization", 6, kMaxOpset, batch_norm, D});
   t.push_back({"", "InstanceNormalization", 6, kMaxOpset, instance_norm, D});
   t.push_back({"", "LayerNormalization", 17, kMaxOpset, layer_norm, D});
   t.push_back({"", "GroupNormalization", 18, kMaxOpset, group_norm, X});

@@ -77,7 +77,22 @@ void lstm(ConvertContext& c) {
   }
   if (c.has_input(5)) named.emplace_back("initialHiddenState", c.in(5));
   if (c.has_input(6)) named.emplace_back("initialCellState", c.in(6));
-  if (c.has_input(7)) named.emplace_back("peepholeWeight", c.in(7));
+  if (c.has_input(7)) {
+    // ONNX's output gate peeps at the new cell state, WebNN's at the previous one: the two
+    // agree only when the output-gate peephole weights are zero.
+    const Tensor* p = c.known(7);
+    if (!p) c.unsupported("run-time peephole weights");
+    for (int64_t d = 0; d < p->shape.at(0); ++d) {
+      for (int64_t j = 0; j < h; ++j) {
+        if (element_as_double(p->view(), d * 3 * h + h + j) != 0) {
+          c.unsupported(
+              "a non-zero output-gate peephole (WebNN's lstm applies it to the "
+              "previous cell state, ONNX to the new one)");
+        }
+      }
+    }
+    named.emplace_back("peepholeWeight", c.in(7));
+  }
   if (auto acts = activations(c, 3, size_t(dirs))) {
     std::vector<RawValue> list;
     for (auto& a : *acts) list.push_back(RawValue::Name{a});
