@@ -209,7 +209,17 @@ void is_inf(ConvertContext& c) {
   c.set(0, c.op(K::kLogicalAnd, {inf, sign}, {}, c.out_name(0)));
 }
 
-void prelu(ConvertContext& c) { c.set(0, c.op(K::kPrelu, {c.in(0), c.in(1)}, {}, c.out_name(0))); }
+void prelu(ConvertContext& c) {
+  const Shape xs = c.shape(0), ss = c.shape(1);
+  OperandId slope = c.in(1);
+  // A per-channel [C] slope that does not broadcast numpy-wise is the legacy per-channel form.
+  if (ss.size() == 1 && xs.size() > 2 && ss[0] == xs[1] && ss[0] != xs.back() && ss[0] != 1) {
+    Shape s(xs.size() - 1, 1);
+    s[0] = ss[0];
+    slope = c.reshape(slope, s);
+  }
+  c.set(0, c.op(K::kPrelu, {c.in(0), slope}, {}, c.out_name(0)));
+}
 
 }  // namespace
 

@@ -99,8 +99,8 @@ void register_elementwise(std::vector<Converter>& t) {
     int64_t since;
   };
   for (const B& b :
-       {B{"Add", OpKind::kAdd, 7}, B{"Sub", OpKind::kSub, 7}, B{"Mul", OpKind::kMul, 7},
-        B{"Div", OpKind::kDiv, 7}, B{"Equal", OpKind::kEqual, 7}, B{"Greater", OpKind::kGreater, 7},
+       {B{"Add", OpKind::kAdd, 6}, B{"Sub", OpKind::kSub, 6}, B{"Mul", OpKind::kMul, 6},
+        B{"Div", OpKind::kDiv, 6}, B{"Equal", OpKind::kEqual, 7}, B{"Greater", OpKind::kGreater, 7},
         B{"Less", OpKind::kLesser, 7}, B{"GreaterOrEqual", OpKind::kGreaterOrEqual, 12},
         B{"LessOrEqual", OpKind::kLesserOrEqual, 12}, B{"And", OpKind::kLogicalAnd, 7},
         B{"Or", OpKind::kLogicalOr, 7}, B{"Xor", OpKind::kLogicalXor, 7}}) {
