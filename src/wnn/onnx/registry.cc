@@ -149,6 +149,7 @@ std::span<const Converter> all_converters() {
     ops::register_loss(t);
     ops::register_onehot(t);
     ops::register_norm_extra(t);
+    ops::register_contrib(t);
     ops::register_recurrent(t);
     ops::register_resize(t);
     std::stable_sort(t.begin(), t.end(), [](const Converter& a, const Converter& b) {

@@ -194,6 +194,7 @@ void register_inexpressible(std::vector<Converter>& t);
 void register_loss(std::vector<Converter>& t);
 void register_onehot(std::vector<Converter>& t);
 void register_norm_extra(std::vector<Converter>& t);
+void register_contrib(std::vector<Converter>& t);
 void register_recurrent(std::vector<Converter>& t);
 void register_resize(std::vector<Converter>& t);
 }  // namespace ops

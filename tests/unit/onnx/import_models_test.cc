@@ -38,7 +38,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, ImportModel,
                          ::testing::Values("conv_asymmetric_pads", "gemm_alpha_zero",
                                            "gemm_defaults", "layernorm_axis1_epsilon0",
                                            "batchnorm_epsilon0", "maxpool_same_upper",
-                                           "softmax_opset11_coerced", "softmax_opset13_axis0"));
+                                           "softmax_opset11_coerced", "softmax_opset13_axis0",
+                                           "ms_skip_layer_norm", "ms_fast_gelu_bias"));
 
 }  // namespace
 }  // namespace wnn::onnx

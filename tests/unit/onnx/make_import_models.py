@@ -123,6 +123,29 @@ def main(out):
                [helper.make_node("Softmax", ["x"], ["y"], axis=0)], [("x", x6)],
                [("y", e0 / e0.sum(axis=0, keepdims=True))], opset=13)
 
+    # com.microsoft SkipLayerNormalization: LN(input + skip + bias) over the last axis, with
+    # epsilon=0.01 and output 3 the sum; and FastGelu with a bias (tanh approximation).
+    xa = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    sk = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    gamma = rng.standard_normal(4).astype(np.float32)
+    beta = rng.standard_normal(4).astype(np.float32)
+    bias4 = np.array([0.5, -0.25, 0.0, 1.0], np.float32)
+    total = xa + sk + bias4
+    mu = total.mean(axis=-1, keepdims=True)
+    var4 = total.var(axis=-1, keepdims=True)
+    sln = (total - mu) / np.sqrt(var4 + 0.01) * gamma + beta
+    write_case(out, "ms_skip_layer_norm",
+               [helper.make_node("SkipLayerNormalization", ["x", "s", "g", "b", "bias"],
+                                 ["y", "", "", "sum"], domain="com.microsoft", epsilon=0.01)],
+               [("x", xa), ("s", sk)], [("y", sln), ("sum", total)],
+               [("g", gamma), ("b", beta), ("bias", bias4)],
+               extra_opsets=[("com.microsoft", 1)])
+    z = xa + bias4
+    fg = 0.5 * z * (1 + np.tanh(np.sqrt(2 / np.pi) * (z + 0.044715 * z ** 3)))
+    write_case(out, "ms_fast_gelu_bias",
+               [helper.make_node("FastGelu", ["x", "bias"], ["y"], domain="com.microsoft")],
+               [("x", xa)], [("y", fg)], [("bias", bias4)], extra_opsets=[("com.microsoft", 1)])
+
 
 if __name__ == "__main__":
     main(sys.argv[1])
