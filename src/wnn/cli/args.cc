@@ -66,6 +66,16 @@ std::optional<int64_t> Args::int_value(std::string_view name, char short_name) {
   return out;
 }
 
+bool Args::any_ends_with(std::string_view suffix) const {
+  for (size_t i = 0; i < argv_.size(); ++i) {
+    if (!used_[i] && argv_[i].size() >= suffix.size() &&
+        argv_[i].compare(argv_[i].size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::vector<std::string> Args::finish() {
   std::vector<std::string> rest;
   bool after_dashes = false;

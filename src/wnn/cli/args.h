@@ -21,6 +21,8 @@ class Args {
   // Every value of a repeatable option, in order.
   std::vector<std::string> values(std::string_view name, char short_name = 0);
   std::optional<int64_t> int_value(std::string_view name, char short_name = 0);
+  // Whether any argument not yet consumed ends with `suffix` (dispatch on an input's type).
+  bool any_ends_with(std::string_view suffix) const;
   // Everything not consumed. Throws on an unknown option.
   std::vector<std::string> finish();
 

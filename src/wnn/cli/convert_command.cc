@@ -26,7 +26,14 @@ const std::vector<Reader>& readers() {
   return all;
 }
 
+}  // namespace
+
+int convert_onnx_main(Args& args);  // convert_onnx.cc
+
+namespace {
+
 int run_convert(Args& args) {
+  if (args.any_ends_with(".onnx")) return convert_onnx_main(args);
   const auto out = args.value("output", 'o');
   const std::string in = single_positional(args.finish(), "convert", "input file");
   check(out.has_value(), "wnn convert: missing -o OUT (see wnn convert --help)");
@@ -52,12 +59,23 @@ int run_convert(Args& args) {
 
 const CommandRegistration registration{{
     "convert",
-    "convert a graph between .webnn text and webnn-graph-json",
-    "usage: wnn convert IN -o OUT\n\n"
-    "Reads IN (.webnn text or .json webnn-graph-json), validates it, and writes it to OUT in\n"
+    "convert an ONNX model to .webnn + .safetensors, or a graph between text and JSON",
+    "usage: wnn convert MODEL.onnx -o DIR [options]\n"
+    "       wnn convert IN -o OUT\n\n"
+    "ONNX: imports MODEL.onnx and writes DIR/MODEL.webnn and DIR/MODEL.safetensors. Every node\n"
+    "must convert: unsupported nodes are all listed in one error (name, op, domain, opset,\n"
+    "reason) and nothing is written.\n\n"
+    "options for ONNX input:\n"
+    "  -o, --output DIR            the output directory (required)\n"
+    "  --override-dim NAME=V       value of a free dimension (repeatable)\n"
+    "  --override-dims-file F.json {NAME: V} or {\"freeDimensionOverrides\": {NAME: V}}\n"
+    "  --pin-input NAME=V[,V...]   freeze a graph input to a constant (one value fills it)\n"
+    "  --json                      print the summary as JSON\n\n"
+    "Graph files: reads IN (.webnn text or .json webnn-graph-json), validates it, and writes it to "
+    "OUT in\n"
     "the form OUT's extension names (.webnn or .json), canonically and atomically. Only the\n"
     "graph file is converted: the weights file is shared by both forms and left untouched.\n\n"
-    "options:\n"
+    "options for graph files:\n"
     "  -o, --output OUT  the file to write (required)",
     run_convert,
 }};

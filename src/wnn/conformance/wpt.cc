@@ -241,7 +241,10 @@ WptCase load_case(const Json& test, const std::string& file) {
     if (c.op.empty()) c.op = call.op;
     for (const Json& arg : op.at("arguments")) {
       check(arg.is_object() && arg.size() == 1, "argument {} is not a one-key object", arg.dump());
-      const auto& [key, value] = *arg.items().begin();
+      // items() is a temporary proxy: copy the key and hold the value by reference into `arg`.
+      const auto it = arg.begin();
+      const std::string key = it.key();
+      const Json& value = it.value();
       if (key == "options") {
         for (const auto& [opt, v] : value.items()) {
           call.args.push_back({opt, to_raw(v, operands), ""});

@@ -1,0 +1,371 @@
+#include "wnn/onnx/import.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "wnn/core/builder.h"
+#include "wnn/core/error.h"
+#include "wnn/onnx/external_data.h"
+#include "wnn/onnx/registry.h"
+#include "wnn/onnx/tensor_data.h"
+#include "wnn/onnx/unsupported.h"
+#include "wnn/runtime/session.h"
+
+namespace wnn::onnx {
+
+bool is_batch_like_dim(std::string_view name) {
+  std::string n;
+  for (char c : name) n += char(std::tolower(static_cast<unsigned char>(c)));
+  static const std::set<std::string, std::less<>> kBatch = {
+      "n", "b", "batch", "batch_size", "batchsize", "bs", "nbatch", "num_batches", "unk__0"};
+  return kBatch.count(n) > 0;
+}
+
+namespace {
+
+// Folding evaluates a node on known inputs only when everything involved stays this small, so
+// shape arithmetic folds while weight-sized tensors and broadcasts stay graph operations.
+constexpr int64_t kMaxFoldElements = 1 << 16;
+
+class Importer {
+ public:
+  Importer(const ModelProto& model, const std::string& model_dir, const ImportOptions& options)
+      : model_(model),
+        options_(options),
+        resolver_(model_dir.empty() ? ExternalDataResolver()
+                                    : ExternalDataResolver(std::filesystem::path(model_dir))),
+        builder_(result_.graph),
+        names_([this](const std::string& n) { return result_.graph.find(n).has_value(); }),
+        values_(builder_, names_) {}
+
+  ImportResult run() {
+    for (const auto& o : model_.opset_import)
+      opsets_[std::string(canonical_domain(o.domain))] = o.version;
+    if (!opsets_.count("")) opsets_[""] = 1;
+    read_metadata_dims();
+    const GraphProto& g = model_.graph;
+    result_.nodes_in = g.node.size();
+    check(g.sparse_initializer.empty(), "sparse initializers are not supported ({} found)",
+          g.sparse_initializer.size());
+    for (const auto& in : g.input) names_.reserve(in.name);
+    for (const auto& out : g.output) names_.reserve(out.name);
+    for (const auto& t : g.initializer) add_initializer(t);
+    add_inputs(g);
+    check_output_types(g);
+    for (const auto& node : g.node) convert_node(node);
+    report_unsupported();
+    add_outputs(g);
+    return std::move(result_);
+  }
+
+ private:
+  void read_metadata_dims() {
+    for (const auto& [k, v] : model_.metadata_props) {
+      if (k != "freeDimensionOverrides") continue;
+      auto j = nlohmann::json::parse(v, nullptr, false);
+      if (!j.is_object()) continue;
+      for (auto& [name, val] : j.items()) {
+        if (val.is_number_integer()) metadata_dims_[name] = val.get<int64_t>();
+      }
+    }
+  }
+
+  void add_initializer(const TensorProto& t) {
+    with_error_context(fmt::format("initializer '{}'", t.name), [&] {
+      TensorData d = tensor_data(t, resolver_);
+      if (!d.conversion.empty()) {
+        result_.warnings.push_back(fmt::format("initializer '{}': {}", t.name, d.conversion));
+      }
+      values_.set_known(t.name, Tensor{d.dtype, d.shape, d.data});
+    });
+  }
+
+  std::optional<int64_t> resolve_dim(const std::string& param) {
+    if (auto it = options_.override_dims.find(param); it != options_.override_dims.end()) {
+      return it->second;
+    }
+    if (auto it = metadata_dims_.find(param); it != metadata_dims_.end()) return it->second;
+    if (is_batch_like_dim(param)) return 1;
+    return std::nullopt;
+  }
+
+  void add_inputs(const GraphProto& g) {
+    std::vector<std::string> unresolved;
+    for (const auto& in : g.input) {
+      if (values_.has(in.name)) continue;  // an initializer listed as input (IR < 4)
+      const TypeProto& t = in.type;
+      if (!t.is_tensor()) {
+        unsupported_.push_back({"(graph input) " + in.name, "input", "", 0,
+                                "input type " + type_to_string(t) + " is not a tensor",
+                                non_tensor_category(t)});
+        poisoned_.insert(in.name);
+        continue;
+      }
+      auto dtype = wnn_dtype_for(t.elem_type);
+      if (!dtype) {
+        unsupported_.push_back({"(graph input) " + in.name, "input", "", 0,
+                                "element type " + onnx_type_name(t.elem_type),
+                                t.elem_type == int32_t(OnnxType::kString) ? "strings" : ""});
+        poisoned_.insert(in.name);
+        continue;
+      }
+      check(t.has_shape, "graph input '{}' has no shape (unknown rank)", in.name);
+      Shape shape;
+      for (size_t k = 0; k < t.dims.size(); ++k) {
+        const Dimension& d = t.dims[k];
+        std::optional<int64_t> v = d.value;
+        if (!v && !d.param.empty()) v = resolve_dim(d.param);
+        if (!v) {
+          unresolved.push_back(
+              fmt::format("'{}' dim {} ({})", in.name, k, d.param.empty() ? "unnamed" : d.param));
+          v = 1;
+        }
+        check(*v >= 0, "graph input '{}' dim {} is {}", in.name, k, *v);
+        shape.push_back(*v);
+      }
+      if (auto pin = options_.pin_tensors.find(in.name); pin != options_.pin_tensors.end()) {
+        check(pin->second.shape == shape && pin->second.dtype == *dtype,
+              "pinned input '{}' is {}, the model declares {}", in.name,
+              OperandDesc{pin->second.dtype, pin->second.shape}.to_string(),
+              OperandDesc{*dtype, shape}.to_string());
+        values_.set_known(in.name, pin->second);
+        continue;
+      }
+      if (auto pin = options_.pin_inputs.find(in.name); pin != options_.pin_inputs.end()) {
+        values_.set_known(in.name, pinned_value(in.name, *dtype, shape, pin->second));
+        continue;
+      }
+      values_.set_operand(in.name, builder_.input(in.name, {*dtype, shape}));
+      result_.inputs.emplace_back(in.name, in.name);
+    }
+    for (const auto& [name, _] : options_.pin_inputs) {
+      check(std::any_of(g.input.begin(), g.input.end(), [&](auto& i) { return i.name == name; }),
+            "--pin-input names '{}', which is not a graph input", name);
+    }
+    if (!unresolved.empty()) {
+      report_unsupported();  // an unusable input explains more than its missing dims
+      std::string all;
+      for (const auto& u : unresolved) all += "\n  " + u;
+      fail(
+          "{} free input dimension(s) have no value:{}\nhint: give each with --override-dim "
+          "NAME=VALUE (or --override-dims-file)",
+          unresolved.size(), all);
+    }
+  }
+
+  static Tensor pinned_value(const std::string& name, DataType dtype, const Shape& shape,
+                             const std::string& text) {
+    std::vector<double> v;
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      size_t end = text.find(',', pos);
+      if (end == std::string::npos) end = text.size();
+      const std::string item = text.substr(pos, end - pos);
+      try {
+        size_t used = 0;
+        v.push_back(std::stod(item, &used));
+        check(used == item.size(), "x");
+      } catch (...) {
+        fail("--pin-input {}={}: '{}' is not a number", name, text, item);
+      }
+      pos = end + 1;
+    }
+    const int64_t n = element_count(shape);
+    check(v.size() == 1 || int64_t(v.size()) == n,
+          "--pin-input {}: {} values given for shape {} ({} elements)", name, v.size(),
+          shape_to_string(shape), n);
+    return make_tensor(dtype, shape, v);
+  }
+
+  std::optional<std::vector<ValueSlot>> try_fold(const Converter& c, const NodeProto& node,
+                                                 int64_t opset) {
+    for (const auto& in : node.input) {
+      if (in.empty()) continue;
+      const ValueSlot& s = values_.slot(in);
+      if (!s.known || s.known->size() > kMaxFoldElements) return std::nullopt;
+    }
+    auto graph = std::make_shared<Graph>();
+    GraphBuilder sb(*graph);
+    NameMapper sn([&](const std::string& n) { return graph->find(n).has_value(); });
+    ValueTable scratch(sb, sn);
+    for (const auto& in : node.input) {
+      if (!in.empty()) scratch.set_known(in, *values_.slot(in).known);
+    }
+    try {
+      ConvertContext ctx(node, opset, scratch);
+      c.fn(ctx);
+      std::vector<ValueSlot> out(node.output.size());
+      std::vector<size_t> pending;
+      for (size_t i = 0; i < node.output.size(); ++i) {
+        if (node.output[i].empty()) continue;
+        ValueSlot& s = scratch.slot(node.output[i]);
+        if (s.known) {
+          out[i].known = s.known;
+        } else {
+          if (element_count(graph->desc(*s.operand).shape) > kMaxFoldElements) return std::nullopt;
+          if (!graph->is_output(*s.operand)) sb.output(*s.operand);
+          pending.push_back(i);
+        }
+      }
+      if (!pending.empty()) {
+        runtime::Session session(graph);
+        auto results = session.run({});
+        for (size_t i : pending) {
+          const std::string& name = graph->name_of(*scratch.slot(node.output[i]).operand);
+          for (auto& r : results) {
+            if (r.name == name) out[i].known = r.tensor;
+          }
+        }
+      }
+      return out;
+    } catch (const Error&) {
+      return std::nullopt;  // not foldable after all: convert it as graph operations
+    }
+  }
+
+  void convert_node(const NodeProto& node) {
+    const std::string domain(canonical_domain(node.domain));
+    const std::string label = node.name.empty() ? "(unnamed)" : node.name;
+    auto mark_poisoned = [&] {
+      for (const auto& o : node.output) poisoned_.insert(o);
+    };
+    auto opset_it = opsets_.find(domain);
+    if (opset_it == opsets_.end()) {
+      unsupported_.push_back({label, node.op_type, domain, 0, "domain not in opset_import", ""});
+      return mark_poisoned();
+    }
+    const int64_t opset = opset_it->second;
+    const Converter* c = find_converter(domain, node.op_type, opset);
+    if (!c || c->kind == ConvertKind::kUnsupported) {
+      std::string reason =
+          c ? std::string(c->note) : fmt::format("no converter for opset {}", opset);
+      unsupported_.push_back({label, node.op_type, domain, opset, reason, ""});
+      return mark_poisoned();
+    }
+    for (const auto& in : node.input) {
+      if (in.empty()) continue;
+      if (poisoned_.count(in)) return mark_poisoned();
+      check(values_.has(in), "node '{}' ({}) reads '{}', which nothing produced", label,
+            node.op_type, in);
+    }
+    if (c->foldable) {
+      if (auto folded = try_fold(*c, node, opset)) {
+        for (size_t i = 0; i < node.output.size(); ++i) {
+          if (!node.output[i].empty()) values_.set_known(node.output[i], *(*folded)[i].known);
+        }
+        return;
+      }
+    }
+    try {
+      ConvertContext ctx(node, opset, values_);
+      with_error_context(fmt::format("node '{}' ({})", label, node.op_type), [&] { c->fn(ctx); });
+      for (const auto& o : node.output) {
+        check_internal(o.empty() || values_.has(o), "converter for {} did not set output '{}'",
+                       node.op_type, o);
+      }
+    } catch (const UnsupportedError& e) {
+      unsupported_.push_back({label, node.op_type, domain, opset, e.message(), e.category()});
+      mark_poisoned();
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::kInternal) throw;
+      unsupported_.push_back(
+          {label, node.op_type, domain, opset, "conversion failed: " + std::string(e.what()), ""});
+      mark_poisoned();
+    }
+  }
+
+  static std::string non_tensor_category(const TypeProto& t) {
+    switch (t.kind) {
+      case TypeProto::Kind::kSequence:
+        return "sequences";
+      case TypeProto::Kind::kOptional:
+        return "optional";
+      case TypeProto::Kind::kMap:
+        return "maps";
+      default:
+        return "";
+    }
+  }
+
+  void check_output_types(const GraphProto& g) {
+    for (const auto& out : g.output) {
+      const TypeProto& t = out.type;
+      if (t.kind != TypeProto::Kind::kNone && !t.is_tensor()) {
+        unsupported_.push_back({"(graph output) " + out.name, "output", "", 0,
+                                "output type " + type_to_string(t) + " is not a tensor",
+                                non_tensor_category(t)});
+      } else if (t.is_tensor() && t.elem_type == int32_t(OnnxType::kString)) {
+        unsupported_.push_back(
+            {"(graph output) " + out.name, "output", "", 0, "string output", "strings"});
+      }
+    }
+  }
+
+  void report_unsupported() {
+    if (unsupported_.empty()) return;
+    for (auto& u : unsupported_) {
+      if (u.category.empty()) {
+        if (const Inexpressible* e = find_inexpressible(u.op_type)) u.category = e->category;
+      }
+    }
+    std::string all;
+    for (const auto& u : unsupported_) {
+      all += fmt::format("\n  node '{}': {} (domain '{}', opset {}): {}", u.name, u.op_type,
+                         u.domain.empty() ? "ai.onnx" : u.domain, u.opset, u.reason);
+    }
+    std::string message =
+        fmt::format("{} unsupported node(s); nothing was written:{}", unsupported_.size(), all);
+    throw UnsupportedModelError(std::move(message), std::move(unsupported_));
+  }
+
+  void add_outputs(const GraphProto& g) {
+    for (const auto& out : g.output) {
+      ValueSlot& slot = values_.slot(out.name);
+      if (!slot.operand) {
+        // A folded output: its constant takes another name, the identity below takes this one.
+        slot.operand = builder_.constant(
+            builder_.unique_name("const_" + names_.map(out.name) + "_value"), *slot.known);
+      }
+      OperandId id = *slot.operand;
+      const Operand& op = result_.graph.operand(id);
+      if (op.name != out.name || op.kind != OperandKind::kNodeOutput ||
+          result_.graph.is_output(id)) {
+        // Outputs keep their ONNX names; an input, constant or renamed value is passed through.
+        id = builder_.add1(OpKind::kIdentity, {id}, {}, out.name);
+      }
+      builder_.output(id);
+      result_.outputs.emplace_back(out.name, out.name);
+    }
+  }
+
+  const ModelProto& model_;
+  const ImportOptions& options_;
+  ExternalDataResolver resolver_;
+  ImportResult result_;
+  GraphBuilder builder_;
+  NameMapper names_;
+  ValueTable values_;
+  std::map<std::string, int64_t> opsets_;
+  std::map<std::string, int64_t> metadata_dims_;
+  std::set<std::string> poisoned_;
+  std::vector<UnsupportedNode> unsupported_;
+};
+
+}  // namespace
+
+ImportResult import_model(const ModelProto& model, const std::string& model_dir,
+                          const ImportOptions& options) {
+  return Importer(model, model_dir, options).run();
+}
+
+ImportResult import_model(const std::string& path, const ImportOptions& options) {
+  ModelProto model = load_model(path);
+  return with_error_context(path, [&] {
+    return import_model(model, std::filesystem::path(path).parent_path().string(), options);
+  });
+}
+
+}  // namespace wnn::onnx

@@ -1,0 +1,67 @@
+// The ONNX importer: turns a decoded ONNX model into a WebNN Graph. Every node is dispatched on
+// (domain, op_type, opset) through the converter registry (registry.h); shape subgraphs whose
+// inputs are known are folded to constants; unsupported nodes are all reported in one error.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "wnn/core/error.h"
+#include "wnn/core/graph.h"
+#include "wnn/onnx/model.h"
+
+namespace wnn::onnx {
+
+struct ImportOptions {
+  // Free dimension name -> value (from --override-dim / --override-dims-file).
+  std::map<std::string, int64_t> override_dims;
+  // Graph input name -> value text ("3", "1,2,3"): the input becomes a constant of its
+  // declared type and shape (one value fills the whole shape).
+  std::map<std::string, std::string> pin_inputs;
+  // The same with exact tensors (the backend-test runner pins shape inputs to test data).
+  std::map<std::string, Tensor> pin_tensors;
+  // Convert structure only: initializers keep their dtype and shape but no data is bound.
+  bool skeleton = false;
+};
+
+struct ImportResult {
+  Graph graph;
+  // (ONNX graph input/output name, operand name in `graph`), in the model's order. Graph inputs
+  // that are pinned or are initializers are not listed. Names are kept exactly today.
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::vector<std::pair<std::string, std::string>> outputs;
+  std::vector<std::string> warnings;
+  size_t nodes_in = 0;
+};
+
+// One node (or graph input/output) the importer could not convert.
+struct UnsupportedNode {
+  std::string name, op_type, domain;
+  int64_t opset = 0;
+  std::string reason;
+  // Set when WebNN cannot express it at all (see unsupported.h): "strings", "sequences", ...
+  std::string category;
+};
+
+// Thrown once, before anything is written, listing every unsupported node.
+class UnsupportedModelError : public Error {
+ public:
+  UnsupportedModelError(std::string message, std::vector<UnsupportedNode> nodes)
+      : Error(std::move(message)), nodes_(std::move(nodes)) {}
+  const std::vector<UnsupportedNode>& nodes() const { return nodes_; }
+
+ private:
+  std::vector<UnsupportedNode> nodes_;
+};
+
+// Imports `model`; `model_dir` resolves external data ("" forbids it).
+ImportResult import_model(const ModelProto& model, const std::string& model_dir,
+                          const ImportOptions& options = {});
+// Loads and imports the file at `path`.
+ImportResult import_model(const std::string& path, const ImportOptions& options = {});
+
+// Free dimensions that need no override: batch-like names resolve to 1.
+bool is_batch_like_dim(std::string_view name);
+
+}  // namespace wnn::onnx

@@ -1,0 +1,47 @@
+#include "wnn/onnx/ops/spatial.h"
+
+namespace wnn::onnx::ops {
+
+Spatial2d read_spatial(const ConvertContext& c, const IntList& in, const IntList& kernel) {
+  const size_t n = in.size();
+  if (n != 1 && n != 2) c.unsupported("{}-D {} (WebNN has 2-D)", n, c.node().op_type);
+  IntList strides = c.attr_ints("strides").value_or(IntList(n, 1));
+  IntList dil = c.attr_ints("dilations").value_or(IntList(n, 1));
+  IntList pads = c.attr_ints("pads").value_or(IntList(2 * n, 0));
+  check(strides.size() == n && dil.size() == n && pads.size() == 2 * n,
+        "{}: strides/dilations/pads do not match {} spatial dims", c.node().op_type, n);
+  const std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t out = (in[i] + strides[i] - 1) / strides[i];
+      const int64_t eff = (kernel[i] - 1) * dil[i] + 1;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + eff - in[i]);
+      const int64_t small = total / 2;
+      pads[i] = auto_pad == "SAME_UPPER" ? small : total - small;
+      pads[i + n] = total - pads[i];
+    }
+  } else if (auto_pad == "VALID") {
+    pads.assign(2 * n, 0);
+  } else if (auto_pad != "NOTSET") {
+    c.unsupported("auto_pad '{}'", auto_pad);
+  }
+  Spatial2d s;
+  if (n == 1) {
+    s.strides = {1, strides[0]};
+    s.dilations = {1, dil[0]};
+    s.padding = {0, 0, pads[0], pads[1]};
+  } else {
+    s.strides = strides;
+    s.dilations = dil;
+    // ONNX [b_h, b_w, e_h, e_w] -> WebNN [b_h, e_h, b_w, e_w]
+    s.padding = {pads[0], pads[2], pads[1], pads[3]};
+  }
+  return s;
+}
+
+OperandId lift_1d(ConvertContext& c, OperandId x, const Shape& shape) {
+  if (shape.size() != 3) return x;
+  return c.reshape(x, {shape[0], shape[1], 1, shape[2]});
+}
+
+}  // namespace wnn::onnx::ops
