@@ -22,8 +22,15 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo_cmd=(sudo)
 fi
 
+# Packages whose command may come from elsewhere: NodeSource's nodejs package bundles npm and
+# conflicts with Debian's npm package, so asking apt for npm there would fail.
+declare -A provided_by_command=([nodejs]=node [npm]=npm)
+
 missing=()
 for p in "${packages[@]}"; do
+  if [ -n "${provided_by_command[$p]:-}" ] && command -v "${provided_by_command[$p]}" >/dev/null; then
+    continue
+  fi
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi

@@ -76,8 +76,8 @@ std::vector<std::string> Args::finish() {
       after_dashes = true;
       continue;
     }
-    check(after_dashes || a.empty() || a[0] != '-' || a == "-",
-          "unknown option '{}' (see --help)", a);
+    check(after_dashes || a.empty() || a[0] != '-' || a == "-", "unknown option '{}' (see --help)",
+          a);
     rest.push_back(a);
   }
   return rest;

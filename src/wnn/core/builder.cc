@@ -61,7 +61,12 @@ std::string_view closest_name(std::string_view word,
 }
 
 void GraphBuilder::check_new_name(const std::string& name) const {
-  check(is_valid_operand_name(name), "'{}' is not a valid operand name", name);
+  // WebNN names are free strings. The text format maps names that are not NAME tokens.
+  check(!name.empty() && name.size() <= 4096, "operand names must have 1 to 4096 bytes");
+  for (char c : name) {
+    check(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f,
+          "operand name '{}' holds a control character", name);
+  }
   check(!graph_.by_name_.contains(name), "'{}' is already defined (names must be unique)", name);
 }
 
@@ -153,7 +158,8 @@ class Coercer {
 
   Value operator()(const RawValue& raw) const {
     switch (p_.kind) {
-      case ParamKind::kOperand: return operand(raw);
+      case ParamKind::kOperand:
+        return operand(raw);
       case ParamKind::kOperandList: {
         const auto* list = std::get_if<RawValue::List>(&raw.v);
         check(list != nullptr, "expected a list of operands, got {}", raw.kind_name());
@@ -166,10 +172,14 @@ class Coercer {
         check(b != nullptr, "expected true or false, got {}", raw.kind_name());
         return *b;
       }
-      case ParamKind::kInt: return integer(raw);
-      case ParamKind::kFloat: return number(raw, true);
-      case ParamKind::kNumber: return number(raw, false);
-      case ParamKind::kIntList: return int_list(raw);
+      case ParamKind::kInt:
+        return integer(raw);
+      case ParamKind::kFloat:
+        return number(raw, true);
+      case ParamKind::kNumber:
+        return number(raw, false);
+      case ParamKind::kIntList:
+        return int_list(raw);
       case ParamKind::kFloatList: {
         const auto* list = std::get_if<RawValue::List>(&raw.v);
         check(list != nullptr, "expected a list of numbers, got {}", raw.kind_name());
@@ -180,7 +190,8 @@ class Coercer {
       case ParamKind::kIntOrIntList:
         if (std::holds_alternative<RawValue::List>(raw.v)) return int_list(raw);
         return integer(raw);
-      case ParamKind::kEnum: return enum_value(raw);
+      case ParamKind::kEnum:
+        return enum_value(raw);
       case ParamKind::kEnumList: {
         const auto* list = std::get_if<RawValue::List>(&raw.v);
         check(list != nullptr, "expected a list, got {}", raw.kind_name());
@@ -330,12 +341,11 @@ std::vector<OperandId> GraphBuilder::add(const Call& call) {
       });
     }
     for (size_t i = 0; i < schema->args.size(); ++i) {
-      check(!std::holds_alternative<std::monostate>(attrs.at(i)),
-            "missing required argument '{}'", schema->args[i].name);
+      check(!std::holds_alternative<std::monostate>(attrs.at(i)), "missing required argument '{}'",
+            schema->args[i].name);
     }
-    const InferContext ctx(attrs, [this](OperandId id) -> const OperandDesc& {
-      return graph_.desc(id);
-    });
+    const InferContext ctx(attrs,
+                           [this](OperandId id) -> const OperandDesc& { return graph_.desc(id); });
     std::vector<OperandDesc> outs = schema->infer(ctx);
     for (const auto& o : outs) validate_shape(o.shape, "output shape");
 
@@ -350,7 +360,8 @@ std::vector<OperandId> GraphBuilder::add(const Call& call) {
           schema->name, outs.size());
     for (size_t i = 0; i < names.size(); ++i) {
       check_new_name(names[i]);
-      for (size_t j = 0; j < i; ++j) check(names[i] != names[j], "output '{}' named twice", names[i]);
+      for (size_t j = 0; j < i; ++j)
+        check(names[i] != names[j], "output '{}' named twice", names[i]);
     }
     // Everything is checked: commit.
     Node node;
@@ -404,8 +415,7 @@ void GraphBuilder::output(std::string_view name) {
 }
 
 std::string GraphBuilder::unique_name(std::string_view base) const {
-  std::string b(base);
-  if (!is_valid_operand_name(b)) b = "_" + b;
+  std::string b(base.empty() ? "t" : base);
   if (!graph_.by_name_.contains(b)) return b;
   for (size_t i = 1;; ++i) {
     std::string candidate = fmt::format("{}_{}", b, i);

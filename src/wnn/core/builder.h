@@ -64,12 +64,14 @@ class GraphBuilder {
   Graph& graph_;
 };
 
-// Names a valid operand name must follow (the .webnn NAME token): starts with a letter, '_',
+// Whether `name` is a .webnn NAME token as written. The IR accepts any non-empty name without
+// control characters; the text printer maps the others. A NAME token: starts with a letter, '_',
 // '/' or '$'; continues with letters, digits, '_', '.', '/', '$' (and ':' and '-', which the
 // text format reads too).
 bool is_valid_operand_name(std::string_view name);
 
 // The closest of `candidates` to `word` by edit distance, or empty when nothing is close.
-std::string_view closest_name(std::string_view word, const std::vector<std::string_view>& candidates);
+std::string_view closest_name(std::string_view word,
+                              const std::vector<std::string_view>& candidates);
 
 }  // namespace wnn

@@ -24,9 +24,8 @@ enum class DataType : uint8_t {
 };
 inline constexpr int kNumDataTypes = 10;
 inline constexpr std::array<DataType, kNumDataTypes> kAllDataTypes = {
-    DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kUint32,
-    DataType::kInt64,   DataType::kUint64,  DataType::kInt8,  DataType::kUint8,
-    DataType::kInt4,    DataType::kUint4};
+    DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kUint32, DataType::kInt64,
+    DataType::kUint64,  DataType::kInt8,    DataType::kUint8, DataType::kInt4,   DataType::kUint4};
 
 // "float32", the WebNN MLOperandDataType spelling.
 std::string_view dtype_name(DataType t);
@@ -68,12 +67,10 @@ class DataTypeSet {
 namespace dtypes {
 inline constexpr DataTypeSet kFloat = {DataType::kFloat32, DataType::kFloat16};
 inline constexpr DataTypeSet kSignedNumeric = {DataType::kFloat32, DataType::kFloat16,
-                                               DataType::kInt32, DataType::kInt64,
-                                               DataType::kInt8};
-inline constexpr DataTypeSet kAll = {DataType::kFloat32, DataType::kFloat16, DataType::kInt32,
-                                     DataType::kUint32,  DataType::kInt64,   DataType::kUint64,
-                                     DataType::kInt8,    DataType::kUint8,   DataType::kInt4,
-                                     DataType::kUint4};
+                                               DataType::kInt32, DataType::kInt64, DataType::kInt8};
+inline constexpr DataTypeSet kAll = {
+    DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kUint32, DataType::kInt64,
+    DataType::kUint64,  DataType::kInt8,    DataType::kUint8, DataType::kInt4,   DataType::kUint4};
 inline constexpr DataTypeSet kNoInt4 = {DataType::kFloat32, DataType::kFloat16, DataType::kInt32,
                                         DataType::kUint32,  DataType::kInt64,   DataType::kUint64,
                                         DataType::kInt8,    DataType::kUint8};

@@ -50,16 +50,16 @@ enum class ConstantInitKind : uint8_t {
 struct ConstantInfo {
   OperandId id;
   ConstantInitKind init = ConstantInitKind::kWeights;
-  std::string key;              // kWeights
-  Value scalar;                 // kScalar: int64_t or double, as written
-  std::vector<uint8_t> bytes;   // kBytes
-  Buffer data;                  // the unpacked element data once bound; empty before
+  std::string key;             // kWeights
+  Value scalar;                // kScalar: int64_t or double, as written
+  std::vector<uint8_t> bytes;  // kBytes
+  Buffer data;                 // the unpacked element data once bound; empty before
   bool bound() const { return data.data() != nullptr || data.size() > 0; }
 };
 
 struct Node {
   Attributes attrs;
-  std::vector<OperandId> inputs;   // every operand read, in parameter order
+  std::vector<OperandId> inputs;  // every operand read, in parameter order
   std::vector<OperandId> outputs;
   OpKind op() const { return attrs.op(); }
 };

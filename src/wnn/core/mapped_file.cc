@@ -41,8 +41,7 @@ MappedFile::~MappedFile() {
 
 Buffer MappedFile::slice(size_t offset, size_t length) const {
   check(offset <= size_ && length <= size_ - offset,
-        "{}: range [{}, {}) is outside the file ({} bytes)", path_, offset, offset + length,
-        size_);
+        "{}: range [{}, {}) is outside the file ({} bytes)", path_, offset, offset + length, size_);
   return Buffer::view(shared_from_this(), data_ + offset, length);
 }
 

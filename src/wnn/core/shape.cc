@@ -70,8 +70,7 @@ std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape) {
   return strides;
 }
 
-std::vector<int64_t> broadcast_strides(std::span<const int64_t> from,
-                                       std::span<const int64_t> to) {
+std::vector<int64_t> broadcast_strides(std::span<const int64_t> from, std::span<const int64_t> to) {
   check_internal(broadcasts_to(from, to), "broadcast_strides: {} does not broadcast to {}",
                  shape_to_string(from), shape_to_string(to));
   std::vector<int64_t> strides(to.size(), 0);

@@ -36,7 +36,6 @@ std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape);
 
 // Strides that read `from` as if it had been broadcast to `to` (0 on broadcast dims),
 // right-aligned. Requires broadcasts_to(from, to).
-std::vector<int64_t> broadcast_strides(std::span<const int64_t> from,
-                                       std::span<const int64_t> to);
+std::vector<int64_t> broadcast_strides(std::span<const int64_t> from, std::span<const int64_t> to);
 
 }  // namespace wnn

@@ -43,53 +43,86 @@ Tensor Tensor::zeros(DataType dtype, Shape shape) {
 
 double element_as_double(const ConstTensorView& t, int64_t i) {
   switch (t.dtype) {
-    case DataType::kFloat32: return t.as<float>()[i];
-    case DataType::kFloat16: return half_to_float(t.as<uint16_t>()[i]);
-    case DataType::kInt32: return t.as<int32_t>()[i];
-    case DataType::kUint32: return t.as<uint32_t>()[i];
-    case DataType::kInt64: return double(t.as<int64_t>()[i]);
-    case DataType::kUint64: return double(t.as<uint64_t>()[i]);
+    case DataType::kFloat32:
+      return t.as<float>()[i];
+    case DataType::kFloat16:
+      return half_to_float(t.as<uint16_t>()[i]);
+    case DataType::kInt32:
+      return t.as<int32_t>()[i];
+    case DataType::kUint32:
+      return t.as<uint32_t>()[i];
+    case DataType::kInt64:
+      return double(t.as<int64_t>()[i]);
+    case DataType::kUint64:
+      return double(t.as<uint64_t>()[i]);
     case DataType::kInt8:
-    case DataType::kInt4: return t.as<int8_t>()[i];
+    case DataType::kInt4:
+      return t.as<int8_t>()[i];
     case DataType::kUint8:
-    case DataType::kUint4: return t.as<uint8_t>()[i];
+    case DataType::kUint4:
+      return t.as<uint8_t>()[i];
   }
   return 0;
 }
 
 int64_t element_as_int64(const ConstTensorView& t, int64_t i) {
   switch (t.dtype) {
-    case DataType::kInt64: return t.as<int64_t>()[i];
-    case DataType::kUint64: return int64_t(t.as<uint64_t>()[i]);
-    case DataType::kInt32: return t.as<int32_t>()[i];
-    case DataType::kUint32: return t.as<uint32_t>()[i];
+    case DataType::kInt64:
+      return t.as<int64_t>()[i];
+    case DataType::kUint64:
+      return int64_t(t.as<uint64_t>()[i]);
+    case DataType::kInt32:
+      return t.as<int32_t>()[i];
+    case DataType::kUint32:
+      return t.as<uint32_t>()[i];
     case DataType::kInt8:
-    case DataType::kInt4: return t.as<int8_t>()[i];
+    case DataType::kInt4:
+      return t.as<int8_t>()[i];
     case DataType::kUint8:
-    case DataType::kUint4: return t.as<uint8_t>()[i];
+    case DataType::kUint4:
+      return t.as<uint8_t>()[i];
     case DataType::kFloat32:
-    case DataType::kFloat16: return int64_t(element_as_double(t, i));
+    case DataType::kFloat16:
+      return int64_t(element_as_double(t, i));
   }
   return 0;
 }
 
 void store_double(const TensorView& t, int64_t i, double v) {
   switch (t.dtype) {
-    case DataType::kFloat32: t.as<float>()[i] = float(v); return;
-    case DataType::kFloat16: t.as<uint16_t>()[i] = float_to_half(float(v)); return;
-    case DataType::kInt32: t.as<int32_t>()[i] = int32_t(int64_t(v)); return;
-    case DataType::kUint32: t.as<uint32_t>()[i] = uint32_t(int64_t(v)); return;
-    case DataType::kInt64: t.as<int64_t>()[i] = int64_t(v); return;
-    case DataType::kUint64: t.as<uint64_t>()[i] = v < 0 ? uint64_t(int64_t(v)) : uint64_t(v); return;
-    case DataType::kInt8: t.as<int8_t>()[i] = int8_t(int64_t(v)); return;
-    case DataType::kUint8: t.as<uint8_t>()[i] = uint8_t(int64_t(v)); return;
+    case DataType::kFloat32:
+      t.as<float>()[i] = float(v);
+      return;
+    case DataType::kFloat16:
+      t.as<uint16_t>()[i] = float_to_half(float(v));
+      return;
+    case DataType::kInt32:
+      t.as<int32_t>()[i] = int32_t(int64_t(v));
+      return;
+    case DataType::kUint32:
+      t.as<uint32_t>()[i] = uint32_t(int64_t(v));
+      return;
+    case DataType::kInt64:
+      t.as<int64_t>()[i] = int64_t(v);
+      return;
+    case DataType::kUint64:
+      t.as<uint64_t>()[i] = v < 0 ? uint64_t(int64_t(v)) : uint64_t(v);
+      return;
+    case DataType::kInt8:
+      t.as<int8_t>()[i] = int8_t(int64_t(v));
+      return;
+    case DataType::kUint8:
+      t.as<uint8_t>()[i] = uint8_t(int64_t(v));
+      return;
     case DataType::kInt4: {
       // Wrap into [-8, 7], as the packed nibble would.
       const int64_t n = int64_t(v) & 0xf;
       t.as<int8_t>()[i] = int8_t(n >= 8 ? n - 16 : n);
       return;
     }
-    case DataType::kUint4: t.as<uint8_t>()[i] = uint8_t(int64_t(v) & 0xf); return;
+    case DataType::kUint4:
+      t.as<uint8_t>()[i] = uint8_t(int64_t(v) & 0xf);
+      return;
   }
 }
 

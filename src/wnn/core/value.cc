@@ -25,16 +25,26 @@ RawValue::RawValue(const std::vector<std::string>& strings) {
 
 std::string RawValue::kind_name() const {
   switch (v.index()) {
-    case 0: return "null";
-    case 1: return "boolean";
-    case 2: return "integer";
-    case 3: return "number";
-    case 4: return "string";
-    case 5: return "name '" + std::get<Name>(v).text + "'";
-    case 6: return "list";
-    case 7: return "object";
-    case 8: return "operand";
-    case 9: return "data type";
+    case 0:
+      return "null";
+    case 1:
+      return "boolean";
+    case 2:
+      return "integer";
+    case 3:
+      return "number";
+    case 4:
+      return "string";
+    case 5:
+      return "name '" + std::get<Name>(v).text + "'";
+    case 6:
+      return "list";
+    case 7:
+      return "object";
+    case 8:
+      return "operand";
+    case 9:
+      return "data type";
   }
   return "value";
 }

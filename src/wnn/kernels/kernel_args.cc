@@ -21,8 +21,8 @@ std::pair<size_t, size_t> KernelArgs::locate(std::string_view name) const {
 
 const ConstTensorView& KernelArgs::input(std::string_view name) const {
   const auto [pos, count] = locate(name);
-  check_internal(count == 1 && pos < inputs_.size(), "'{}' of '{}' is not one given operand",
-                 name, attrs_.schema().name);
+  check_internal(count == 1 && pos < inputs_.size(), "'{}' of '{}' is not one given operand", name,
+                 attrs_.schema().name);
   return inputs_[pos];
 }
 

@@ -10,12 +10,10 @@ using namespace schema;
 
 namespace {
 
-std::vector<OperandDesc> same_as_input(const InferContext& ctx) {
-  return {ctx.operand("input")};
-}
+std::vector<OperandDesc> same_as_input(const InferContext& ctx) { return {ctx.operand("input")}; }
 
-OpSchema activation(OpKind kind, std::string_view name, std::string_view doc,
-                    DataTypeSet dtypes, std::vector<ParamSpec> options = {}) {
+OpSchema activation(OpKind kind, std::string_view name, std::string_view doc, DataTypeSet dtypes,
+                    std::vector<ParamSpec> options = {}) {
   OpSchema s;
   s.kind = kind;
   s.name = name;
@@ -33,10 +31,10 @@ void register_activation(std::vector<OpSchema>& t) {
   const DataTypeSet fl = dtypes::kFloat;
   const double inf = std::numeric_limits<double>::infinity();
   {
-    OpSchema s = activation(OpKind::kClamp, "clamp", "min(max(x, minValue), maxValue)",
-                            dtypes::kNoInt4,
-                            {opt("minValue", ParamKind::kNumber, -inf, "lower bound"),
-                             opt("maxValue", ParamKind::kNumber, inf, "upper bound")});
+    OpSchema s =
+        activation(OpKind::kClamp, "clamp", "min(max(x, minValue), maxValue)", dtypes::kNoInt4,
+                   {opt("minValue", ParamKind::kNumber, -inf, "lower bound"),
+                    opt("maxValue", ParamKind::kNumber, inf, "upper bound")});
     s.infer = [](const InferContext& ctx) {
       const double lo = ctx.attrs().get_float("minValue");
       const double hi = ctx.attrs().get_float("maxValue");
@@ -48,14 +46,15 @@ void register_activation(std::vector<OpSchema>& t) {
   t.push_back(activation(OpKind::kElu, "elu", "x if x >= 0 else alpha * (exp(x) - 1)", fl,
                          {opt("alpha", ParamKind::kFloat, 1.0)}));
   t.push_back(activation(OpKind::kGelu, "gelu", "x * 0.5 * (1 + erf(x / sqrt(2)))", fl));
-  t.push_back(activation(OpKind::kHardSigmoid, "hardSigmoid", "max(0, min(1, alpha * x + beta))",
-                         fl,
-                         {opt("alpha", ParamKind::kFloat, 0.2), opt("beta", ParamKind::kFloat, 0.5)}));
+  t.push_back(
+      activation(OpKind::kHardSigmoid, "hardSigmoid", "max(0, min(1, alpha * x + beta))", fl,
+                 {opt("alpha", ParamKind::kFloat, 0.2), opt("beta", ParamKind::kFloat, 0.5)}));
   t.push_back(activation(OpKind::kHardSwish, "hardSwish", "x * max(0, min(6, x + 3)) / 6", fl));
   t.push_back(activation(OpKind::kLeakyRelu, "leakyRelu", "x if x >= 0 else alpha * x", fl,
                          {opt("alpha", ParamKind::kFloat, 0.01)}));
-  t.push_back(activation(OpKind::kLinear, "linear", "alpha * x + beta", fl,
-                         {opt("alpha", ParamKind::kFloat, 1.0), opt("beta", ParamKind::kFloat, 0.0)}));
+  t.push_back(
+      activation(OpKind::kLinear, "linear", "alpha * x + beta", fl,
+                 {opt("alpha", ParamKind::kFloat, 1.0), opt("beta", ParamKind::kFloat, 0.0)}));
   t.push_back(activation(OpKind::kRelu, "relu", "max(0, x)", dtypes::kSignedNumeric));
   t.push_back(activation(OpKind::kSigmoid, "sigmoid", "1 / (1 + exp(-x))", fl));
   t.push_back(activation(OpKind::kSoftplus, "softplus", "log(1 + exp(x))", fl));

@@ -103,10 +103,10 @@ void register_conv(std::vector<OpSchema>& t) {
       check(in.channels % p.groups == 0, "groups {} does not divide the {} input channels",
             p.groups, in.channels);
       check(in.channels / p.groups == f.input_channels,
-            "input has {} channels, but filter expects {} per group x {} groups",
-            in.channels, f.input_channels, p.groups);
-      check(f.output_channels % p.groups == 0,
-            "groups {} does not divide the {} output channels", p.groups, f.output_channels);
+            "input has {} channels, but filter expects {} per group x {} groups", in.channels,
+            f.input_channels, p.groups);
+      check(f.output_channels % p.groups == 0, "groups {} does not divide the {} output channels",
+            p.groups, f.output_channels);
       check_bias(ctx, f.output_channels);
       const int64_t oh = conv_output_size(in.height, f.height, p.padding[0], p.padding[1],
                                           p.strides[0], p.dilations[0], false);
@@ -143,8 +143,8 @@ void register_conv(std::vector<OpSchema>& t) {
       check(in.channels % p.groups == 0, "groups {} does not divide the {} input channels",
             p.groups, in.channels);
       check(in.channels == f.input_channels,
-            "input has {} channels, but the filter's input-channel dimension is {}",
-            in.channels, f.input_channels);
+            "input has {} channels, but the filter's input-channel dimension is {}", in.channels,
+            f.input_channels);
       const int64_t out_channels = f.output_channels * p.groups;
       check_bias(ctx, out_channels);
       const IntList out_pad = a.get_ints("outputPadding");
@@ -156,8 +156,8 @@ void register_conv(std::vector<OpSchema>& t) {
         check(out_pad[i] >= 0 && out_pad[i] < p.strides[i],
               "outputPadding {} must be in [0, stride {})", out_pad[i], p.strides[i]);
         const int64_t effective = (k[i] - 1) * p.dilations[i] + 1;
-        size[i] = (in_size[i] - 1) * p.strides[i] + effective - p.padding[2 * i] -
-                  p.padding[2 * i + 1];
+        size[i] =
+            (in_size[i] - 1) * p.strides[i] + effective - p.padding[2 * i] - p.padding[2 * i + 1];
         check(size[i] > 0, "output size {} is not positive", size[i]);
       }
       if (a.has("outputSizes")) {
@@ -175,8 +175,7 @@ void register_conv(std::vector<OpSchema>& t) {
       }
       return std::vector<OperandDesc>{
           {ctx.operand("input").dtype,
-           conv_output_shape(a.get_enum("inputLayout"), in.batch, out_channels, size[0],
-                             size[1])}};
+           conv_output_shape(a.get_enum("inputLayout"), in.batch, out_channels, size[0], size[1])}};
     };
     t.push_back(std::move(s));
   }

@@ -52,7 +52,8 @@ nlohmann::json value_to_json(const Value& v) {
           return format_double(x);  // JSON has no inf/nan: write them as strings
         } else if constexpr (std::is_same_v<T, FloatList>) {
           nlohmann::json a = nlohmann::json::array();
-          for (double d : x) a.push_back(std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(format_double(d)));
+          for (double d : x)
+            a.push_back(std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(format_double(d)));
           return a;
         } else if constexpr (std::is_same_v<T, DataType>) {
           return std::string(dtype_name(x));

@@ -63,14 +63,13 @@ void register_elementwise(std::vector<OpSchema>& t) {
   t.push_back(binary(OpKind::kGreaterOrEqual, "greaterOrEqual", "a >= b as uint8", all, u8));
   t.push_back(binary(OpKind::kLesser, "lesser", "a < b as uint8", all, u8));
   t.push_back(binary(OpKind::kLesserOrEqual, "lesserOrEqual", "a <= b as uint8", all, u8));
-  t.push_back(binary(OpKind::kLogicalAnd, "logicalAnd", "a && b (nonzero is true)",
-                     dtypes::kUint8, u8));
-  t.push_back(binary(OpKind::kLogicalOr, "logicalOr", "a || b (nonzero is true)",
-                     dtypes::kUint8, u8));
-  t.push_back(binary(OpKind::kLogicalXor, "logicalXor", "a != b as booleans", dtypes::kUint8,
-                     u8));
-  t.push_back(unary(OpKind::kLogicalNot, "logicalNot", "!input (nonzero is true)",
-                    dtypes::kUint8, u8));
+  t.push_back(
+      binary(OpKind::kLogicalAnd, "logicalAnd", "a && b (nonzero is true)", dtypes::kUint8, u8));
+  t.push_back(
+      binary(OpKind::kLogicalOr, "logicalOr", "a || b (nonzero is true)", dtypes::kUint8, u8));
+  t.push_back(binary(OpKind::kLogicalXor, "logicalXor", "a != b as booleans", dtypes::kUint8, u8));
+  t.push_back(
+      unary(OpKind::kLogicalNot, "logicalNot", "!input (nonzero is true)", dtypes::kUint8, u8));
 
   t.push_back(unary(OpKind::kAbs, "abs", "|x|", sn));
   t.push_back(unary(OpKind::kCeil, "ceil", "round up", fl));

@@ -50,65 +50,62 @@ Shape nd_result_shape(const OperandDesc& input, const OperandDesc& indices) {
 void register_gather(std::vector<OpSchema>& t) {
   const DataTypeSet all = dtypes::kAll;
   const DataTypeSet idx = dtypes::kIndices;
-  t.push_back(entry(
-      OpKind::kGather, "gather", "take slices along axis at indices (negative counts from end)",
-      {operand("input", all), operand("indices", idx)}, {opt("axis", ParamKind::kInt, int64_t(0))},
-      [](const InferContext& ctx) {
-        const auto& in = ctx.operand("input");
-        const auto& indices = ctx.operand("indices");
-        const int64_t axis = ctx.attrs().get_int("axis");
-        require_axis(axis, in.shape.size(), "axis");
-        Shape out(in.shape.begin(), in.shape.begin() + axis);
-        out.insert(out.end(), indices.shape.begin(), indices.shape.end());
-        out.insert(out.end(), in.shape.begin() + axis + 1, in.shape.end());
-        return std::vector<OperandDesc>{{in.dtype, out}};
-      }));
-  t.push_back(entry(
-      OpKind::kGatherElements, "gatherElements", "take elements along axis at indices",
-      {operand("input", all), operand("indices", idx)}, {opt("axis", ParamKind::kInt, int64_t(0))},
-      [](const InferContext& ctx) {
-        const auto& in = ctx.operand("input");
-        const auto& indices = ctx.operand("indices");
-        const int64_t axis = ctx.attrs().get_int("axis");
-        require_axis(axis, in.shape.size(), "axis");
-        check_elements_shapes(in, indices, axis);
-        return std::vector<OperandDesc>{{in.dtype, indices.shape}};
-      }));
+  t.push_back(entry(OpKind::kGather, "gather",
+                    "take slices along axis at indices (negative counts from end)",
+                    {operand("input", all), operand("indices", idx)},
+                    {opt("axis", ParamKind::kInt, int64_t(0))}, [](const InferContext& ctx) {
+                      const auto& in = ctx.operand("input");
+                      const auto& indices = ctx.operand("indices");
+                      const int64_t axis = ctx.attrs().get_int("axis");
+                      require_axis(axis, in.shape.size(), "axis");
+                      Shape out(in.shape.begin(), in.shape.begin() + axis);
+                      out.insert(out.end(), indices.shape.begin(), indices.shape.end());
+                      out.insert(out.end(), in.shape.begin() + axis + 1, in.shape.end());
+                      return std::vector<OperandDesc>{{in.dtype, out}};
+                    }));
+  t.push_back(entry(OpKind::kGatherElements, "gatherElements",
+                    "take elements along axis at indices",
+                    {operand("input", all), operand("indices", idx)},
+                    {opt("axis", ParamKind::kInt, int64_t(0))}, [](const InferContext& ctx) {
+                      const auto& in = ctx.operand("input");
+                      const auto& indices = ctx.operand("indices");
+                      const int64_t axis = ctx.attrs().get_int("axis");
+                      require_axis(axis, in.shape.size(), "axis");
+                      check_elements_shapes(in, indices, axis);
+                      return std::vector<OperandDesc>{{in.dtype, indices.shape}};
+                    }));
   t.push_back(entry(
       OpKind::kGatherND, "gatherND", "take slices addressed by the last dim of indices",
-      {operand("input", all), operand("indices", idx)}, {},
-      [](const InferContext& ctx) {
+      {operand("input", all), operand("indices", idx)}, {}, [](const InferContext& ctx) {
         const auto& in = ctx.operand("input");
         return std::vector<OperandDesc>{{in.dtype, nd_result_shape(in, ctx.operand("indices"))}};
       }));
-  t.push_back(entry(
-      OpKind::kScatterElements, "scatterElements", "input with updates written along axis",
-      {operand("input", all), operand("indices", idx), operand("updates", all)},
-      {opt("axis", ParamKind::kInt, int64_t(0))},
-      [](const InferContext& ctx) {
-        require_same_dtype(ctx, {"input", "updates"});
-        const auto& in = ctx.operand("input");
-        const auto& indices = ctx.operand("indices");
-        const auto& updates = ctx.operand("updates");
-        const int64_t axis = ctx.attrs().get_int("axis");
-        require_axis(axis, in.shape.size(), "axis");
-        check_elements_shapes(in, indices, axis);
-        check(updates.shape == indices.shape, "updates {} must have the shape of indices {}",
-              shape_to_string(updates.shape), shape_to_string(indices.shape));
-        return std::vector<OperandDesc>{in};
-      }));
-  t.push_back(entry(
-      OpKind::kScatterND, "scatterND", "input with update slices written at indices",
-      {operand("input", all), operand("indices", idx), operand("updates", all)}, {},
-      [](const InferContext& ctx) {
-        require_same_dtype(ctx, {"input", "updates"});
-        const auto& in = ctx.operand("input");
-        const auto& updates = ctx.operand("updates");
-        const Shape expected = nd_result_shape(in, ctx.operand("indices"));
-        check(updates.shape == expected, "updates {} must have shape {}",
-              shape_to_string(updates.shape), shape_to_string(expected));
-        return std::vector<OperandDesc>{in};
-      }));
+  t.push_back(
+      entry(OpKind::kScatterElements, "scatterElements", "input with updates written along axis",
+            {operand("input", all), operand("indices", idx), operand("updates", all)},
+            {opt("axis", ParamKind::kInt, int64_t(0))}, [](const InferContext& ctx) {
+              require_same_dtype(ctx, {"input", "updates"});
+              const auto& in = ctx.operand("input");
+              const auto& indices = ctx.operand("indices");
+              const auto& updates = ctx.operand("updates");
+              const int64_t axis = ctx.attrs().get_int("axis");
+              require_axis(axis, in.shape.size(), "axis");
+              check_elements_shapes(in, indices, axis);
+              check(updates.shape == indices.shape, "updates {} must have the shape of indices {}",
+                    shape_to_string(updates.shape), shape_to_string(indices.shape));
+              return std::vector<OperandDesc>{in};
+            }));
+  t.push_back(entry(OpKind::kScatterND, "scatterND", "input with update slices written at indices",
+                    {operand("input", all), operand("indices", idx), operand("updates", all)}, {},
+                    [](const InferContext& ctx) {
+                      require_same_dtype(ctx, {"input", "updates"});
+                      const auto& in = ctx.operand("input");
+                      const auto& updates = ctx.operand("updates");
+                      const Shape expected = nd_result_shape(in, ctx.operand("indices"));
+                      check(updates.shape == expected, "updates {} must have shape {}",
+                            shape_to_string(updates.shape), shape_to_string(expected));
+                      return std::vector<OperandDesc>{in};
+                    }));
 }
 
 }  // namespace wnn::ops

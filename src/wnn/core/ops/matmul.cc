@@ -15,9 +15,8 @@ void register_matmul(std::vector<OpSchema>& t) {
     s.family = "matmul";
     s.doc = "alpha * A' * B' + beta * C for rank-2 A and B";
     s.args = {operand("a", fl), operand("b", fl)};
-    s.options = {opt_operand("c", fl, "broadcasts to [M, N]"),
-                 opt("alpha", ParamKind::kFloat, 1.0), opt("beta", ParamKind::kFloat, 1.0),
-                 opt("aTranspose", ParamKind::kBool, false),
+    s.options = {opt_operand("c", fl, "broadcasts to [M, N]"), opt("alpha", ParamKind::kFloat, 1.0),
+                 opt("beta", ParamKind::kFloat, 1.0), opt("aTranspose", ParamKind::kBool, false),
                  opt("bTranspose", ParamKind::kBool, false)};
     s.infer = [](const InferContext& ctx) {
       require_same_dtype(ctx, {"a", "b", "c"});

@@ -31,8 +31,7 @@ void register_movement(std::vector<OpSchema>& t) {
   const DataTypeSet all = dtypes::kAll;
   t.push_back(movement(
       OpKind::kConcat, "concat", "join operands along axis",
-      {operand_list("inputs", all), arg("axis", ParamKind::kInt)}, {},
-      [](const InferContext& ctx) {
+      {operand_list("inputs", all), arg("axis", ParamKind::kInt)}, {}, [](const InferContext& ctx) {
         const auto ins = ctx.operand_list("inputs");
         check(!ins.empty(), "inputs is empty");
         const int64_t axis = ctx.attrs().get_int("axis");
@@ -52,76 +51,75 @@ void register_movement(std::vector<OpSchema>& t) {
         }
         return std::vector<OperandDesc>{{ins[0].dtype, out}};
       }));
-  t.push_back(movement(
-      OpKind::kExpand, "expand", "broadcast input to newShape",
-      {operand("input", all), arg("newShape", ParamKind::kIntList)}, {},
-      [](const InferContext& ctx) {
-        const auto& in = ctx.operand("input");
-        const IntList shape = ctx.attrs().get_ints("newShape");
-        check(broadcasts_to(in.shape, shape), "input {} does not broadcast to newShape {}",
-              shape_to_string(in.shape), shape_to_string(shape));
-        return std::vector<OperandDesc>{{in.dtype, shape}};
-      }));
-  t.push_back(movement(
-      OpKind::kPad, "pad", "pad each dimension at its beginning and end",
-      {operand("input", all), arg("beginningPadding", ParamKind::kIntList),
-       arg("endingPadding", ParamKind::kIntList)},
-      {opt_enum("mode", {"constant", "edge", "reflection"}, "constant"),
-       opt("value", ParamKind::kNumber, 0.0, "the fill of constant mode")},
-      [](const InferContext& ctx) {
-        const auto& in = ctx.operand("input");
-        const IntList b = ctx.attrs().get_ints("beginningPadding");
-        const IntList e = ctx.attrs().get_ints("endingPadding");
-        require_length(b, in.shape.size(), "beginningPadding");
-        require_length(e, in.shape.size(), "endingPadding");
-        const std::string& mode = ctx.attrs().get_enum("mode");
-        Shape out = in.shape;
-        for (size_t i = 0; i < out.size(); ++i) {
-          check(b[i] >= 0 && e[i] >= 0, "padding of dimension {} is negative", i);
-          if (mode == "reflection") {
-            check(b[i] < in.shape[i] && e[i] < in.shape[i],
-                  "reflection padding of dimension {} must be smaller than its size {}", i,
-                  in.shape[i]);
-          }
-          if (mode == "edge" && (b[i] > 0 || e[i] > 0)) {
-            check(in.shape[i] > 0, "edge padding of the empty dimension {}", i);
-          }
-          out[i] += b[i] + e[i];
-        }
-        return std::vector<OperandDesc>{{in.dtype, out}};
-      }));
-  t.push_back(movement(
-      OpKind::kReshape, "reshape", "same elements, new shape",
-      {operand("input", all), arg("newShape", ParamKind::kIntList)}, {},
-      [](const InferContext& ctx) {
-        const auto& in = ctx.operand("input");
-        const IntList shape = ctx.attrs().get_ints("newShape");
-        validate_shape(shape, "newShape");
-        check(element_count(shape) == element_count(in.shape),
-              "newShape {} has {} elements, input {} has {}", shape_to_string(shape),
-              element_count(shape), shape_to_string(in.shape), element_count(in.shape));
-        return std::vector<OperandDesc>{{in.dtype, shape}};
-      }));
-  t.push_back(movement(
-      OpKind::kReverse, "reverse", "reverse the order of elements along axes",
-      {operand("input", all)}, {opt_computed("axes", ParamKind::kIntList, "all axes")},
-      [](const InferContext& ctx) {
-        const auto& in = ctx.operand("input");
-        resolve_axes(ctx.attrs(), "axes", in.shape.size());
-        return std::vector<OperandDesc>{in};
-      }));
+  t.push_back(movement(OpKind::kExpand, "expand", "broadcast input to newShape",
+                       {operand("input", all), arg("newShape", ParamKind::kIntList)}, {},
+                       [](const InferContext& ctx) {
+                         const auto& in = ctx.operand("input");
+                         const IntList shape = ctx.attrs().get_ints("newShape");
+                         check(broadcasts_to(in.shape, shape),
+                               "input {} does not broadcast to newShape {}",
+                               shape_to_string(in.shape), shape_to_string(shape));
+                         return std::vector<OperandDesc>{{in.dtype, shape}};
+                       }));
+  t.push_back(
+      movement(OpKind::kPad, "pad", "pad each dimension at its beginning and end",
+               {operand("input", all), arg("beginningPadding", ParamKind::kIntList),
+                arg("endingPadding", ParamKind::kIntList)},
+               {opt_enum("mode", {"constant", "edge", "reflection"}, "constant"),
+                opt("value", ParamKind::kNumber, 0.0, "the fill of constant mode")},
+               [](const InferContext& ctx) {
+                 const auto& in = ctx.operand("input");
+                 const IntList b = ctx.attrs().get_ints("beginningPadding");
+                 const IntList e = ctx.attrs().get_ints("endingPadding");
+                 require_length(b, in.shape.size(), "beginningPadding");
+                 require_length(e, in.shape.size(), "endingPadding");
+                 const std::string& mode = ctx.attrs().get_enum("mode");
+                 Shape out = in.shape;
+                 for (size_t i = 0; i < out.size(); ++i) {
+                   check(b[i] >= 0 && e[i] >= 0, "padding of dimension {} is negative", i);
+                   if (mode == "reflection") {
+                     check(b[i] < in.shape[i] && e[i] < in.shape[i],
+                           "reflection padding of dimension {} must be smaller than its size {}", i,
+                           in.shape[i]);
+                   }
+                   if (mode == "edge" && (b[i] > 0 || e[i] > 0)) {
+                     check(in.shape[i] > 0, "edge padding of the empty dimension {}", i);
+                   }
+                   out[i] += b[i] + e[i];
+                 }
+                 return std::vector<OperandDesc>{{in.dtype, out}};
+               }));
+  t.push_back(movement(OpKind::kReshape, "reshape", "same elements, new shape",
+                       {operand("input", all), arg("newShape", ParamKind::kIntList)}, {},
+                       [](const InferContext& ctx) {
+                         const auto& in = ctx.operand("input");
+                         const IntList shape = ctx.attrs().get_ints("newShape");
+                         validate_shape(shape, "newShape");
+                         check(element_count(shape) == element_count(in.shape),
+                               "newShape {} has {} elements, input {} has {}",
+                               shape_to_string(shape), element_count(shape),
+                               shape_to_string(in.shape), element_count(in.shape));
+                         return std::vector<OperandDesc>{{in.dtype, shape}};
+                       }));
+  t.push_back(movement(OpKind::kReverse, "reverse", "reverse the order of elements along axes",
+                       {operand("input", all)},
+                       {opt_computed("axes", ParamKind::kIntList, "all axes")},
+                       [](const InferContext& ctx) {
+                         const auto& in = ctx.operand("input");
+                         resolve_axes(ctx.attrs(), "axes", in.shape.size());
+                         return std::vector<OperandDesc>{in};
+                       }));
   t.push_back(movement(
       OpKind::kSlice, "slice", "a strided window: sizes are extents, output is ceil(size/stride)",
       {operand("input", all), arg("starts", ParamKind::kIntList),
        arg("sizes", ParamKind::kIntList)},
-      {opt_computed("strides", ParamKind::kIntList, "all 1")},
-      [](const InferContext& ctx) {
+      {opt_computed("strides", ParamKind::kIntList, "all 1")}, [](const InferContext& ctx) {
         const auto& in = ctx.operand("input");
         const size_t rank = in.shape.size();
         const IntList starts = ctx.attrs().get_ints("starts");
         const IntList sizes = ctx.attrs().get_ints("sizes");
-        IntList strides = ctx.attrs().has("strides") ? ctx.attrs().get_ints("strides")
-                                                     : IntList(rank, 1);
+        IntList strides =
+            ctx.attrs().has("strides") ? ctx.attrs().get_ints("strides") : IntList(rank, 1);
         require_length(starts, rank, "starts");
         require_length(sizes, rank, "sizes");
         require_length(strides, rank, "strides");
@@ -130,8 +128,8 @@ void register_movement(std::vector<OpSchema>& t) {
           check(strides[i] >= 1, "strides[{}] = {} must be at least 1", i, strides[i]);
           check(starts[i] >= 0 && sizes[i] >= 0 && starts[i] <= in.shape[i] &&
                     sizes[i] <= in.shape[i] - starts[i],
-                "starts[{}] = {} with sizes[{}] = {} leaves dimension {} of size {}", i,
-                starts[i], i, sizes[i], i, in.shape[i]);
+                "starts[{}] = {} with sizes[{}] = {} leaves dimension {} of size {}", i, starts[i],
+                i, sizes[i], i, in.shape[i]);
           out[i] = (sizes[i] + strides[i] - 1) / strides[i];
         }
         return std::vector<OperandDesc>{{in.dtype, out}};
@@ -139,8 +137,7 @@ void register_movement(std::vector<OpSchema>& t) {
   t.push_back(movement(
       OpKind::kSplit, "split", "split along axis into equal parts or the given sizes",
       {operand("input", all), arg("splits", ParamKind::kIntOrIntList, "count or sizes")},
-      {opt("axis", ParamKind::kInt, int64_t(0))},
-      [](const InferContext& ctx) {
+      {opt("axis", ParamKind::kInt, int64_t(0))}, [](const InferContext& ctx) {
         const auto& in = ctx.operand("input");
         const int64_t axis = ctx.attrs().get_int("axis");
         require_axis(axis, in.shape.size(), "axis");
@@ -170,43 +167,43 @@ void register_movement(std::vector<OpSchema>& t) {
         }
         return outs;
       }));
-  t.push_back(movement(
-      OpKind::kTile, "tile", "repeat the input along each dimension",
-      {operand("input", all), arg("repetitions", ParamKind::kIntList)}, {},
-      [](const InferContext& ctx) {
-        const auto& in = ctx.operand("input");
-        const IntList reps = ctx.attrs().get_ints("repetitions");
-        require_length(reps, in.shape.size(), "repetitions");
-        Shape out = in.shape;
-        for (size_t i = 0; i < out.size(); ++i) {
-          check(reps[i] >= 1, "repetitions[{}] = {} must be at least 1", i, reps[i]);
-          check(out[i] == 0 || reps[i] <= kMaxElements / out[i], "repetitions overflow");
-          out[i] *= reps[i];
-        }
-        return std::vector<OperandDesc>{{in.dtype, out}};
-      }));
-  t.push_back(movement(
-      OpKind::kTranspose, "transpose", "permute dimensions", {operand("input", all)},
-      {opt_computed("permutation", ParamKind::kIntList, "reversed axes")},
-      [](const InferContext& ctx) {
-        const auto& in = ctx.operand("input");
-        const size_t rank = in.shape.size();
-        IntList perm;
-        if (ctx.attrs().has("permutation")) {
-          perm = ctx.attrs().get_ints("permutation");
-        } else {
-          for (size_t i = rank; i-- > 0;) perm.push_back(int64_t(i));
-        }
-        require_length(perm, rank, "permutation");
-        std::set<int64_t> seen;
-        Shape out(rank);
-        for (size_t i = 0; i < rank; ++i) {
-          require_axis(perm[i], rank, "permutation entry");
-          check(seen.insert(perm[i]).second, "permutation lists axis {} twice", perm[i]);
-          out[i] = in.shape[size_t(perm[i])];
-        }
-        return std::vector<OperandDesc>{{in.dtype, out}};
-      }));
+  t.push_back(
+      movement(OpKind::kTile, "tile", "repeat the input along each dimension",
+               {operand("input", all), arg("repetitions", ParamKind::kIntList)}, {},
+               [](const InferContext& ctx) {
+                 const auto& in = ctx.operand("input");
+                 const IntList reps = ctx.attrs().get_ints("repetitions");
+                 require_length(reps, in.shape.size(), "repetitions");
+                 Shape out = in.shape;
+                 for (size_t i = 0; i < out.size(); ++i) {
+                   check(reps[i] >= 1, "repetitions[{}] = {} must be at least 1", i, reps[i]);
+                   check(out[i] == 0 || reps[i] <= kMaxElements / out[i], "repetitions overflow");
+                   out[i] *= reps[i];
+                 }
+                 return std::vector<OperandDesc>{{in.dtype, out}};
+               }));
+  t.push_back(
+      movement(OpKind::kTranspose, "transpose", "permute dimensions", {operand("input", all)},
+               {opt_computed("permutation", ParamKind::kIntList, "reversed axes")},
+               [](const InferContext& ctx) {
+                 const auto& in = ctx.operand("input");
+                 const size_t rank = in.shape.size();
+                 IntList perm;
+                 if (ctx.attrs().has("permutation")) {
+                   perm = ctx.attrs().get_ints("permutation");
+                 } else {
+                   for (size_t i = rank; i-- > 0;) perm.push_back(int64_t(i));
+                 }
+                 require_length(perm, rank, "permutation");
+                 std::set<int64_t> seen;
+                 Shape out(rank);
+                 for (size_t i = 0; i < rank; ++i) {
+                   require_axis(perm[i], rank, "permutation entry");
+                   check(seen.insert(perm[i]).second, "permutation lists axis {} twice", perm[i]);
+                   out[i] = in.shape[size_t(perm[i])];
+                 }
+                 return std::vector<OperandDesc>{{in.dtype, out}};
+               }));
   t.push_back(movement(
       OpKind::kTriangular, "triangular", "keep the upper or lower triangle of the last two dims",
       {operand("input", all)},

@@ -49,7 +49,8 @@ void register_normalization(std::vector<OpSchema>& t) {
     s.doc = "normalise each channel of each batch item over its spatial dims";
     s.args = {operand("input", fl)};
     s.options = {opt_operand("scale", fl), opt_operand("bias", fl),
-                 opt("epsilon", ParamKind::kFloat, 1e-5), opt_enum("layout", {"nchw", "nhwc"}, "nchw")};
+                 opt("epsilon", ParamKind::kFloat, 1e-5),
+                 opt_enum("layout", {"nchw", "nhwc"}, "nchw")};
     s.infer = [](const InferContext& ctx) {
       require_same_dtype(ctx, {"input", "scale", "bias"});
       const auto& in = ctx.operand("input");

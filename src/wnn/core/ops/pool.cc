@@ -35,8 +35,8 @@ OpSchema pool(OpKind kind, std::string_view name, std::string_view doc, DataType
     const auto& input = ctx.operand("input");
     const std::string& layout = a.get_enum("layout");
     const auto in = conv_input_geometry(input.shape, layout);
-    IntList window = a.has("windowDimensions") ? a.get_ints("windowDimensions")
-                                               : IntList{in.height, in.width};
+    IntList window =
+        a.has("windowDimensions") ? a.get_ints("windowDimensions") : IntList{in.height, in.width};
     const IntList padding = a.get_ints("padding");
     const IntList strides = a.get_ints("strides");
     const IntList dilations = a.get_ints("dilations");
@@ -51,12 +51,12 @@ OpSchema pool(OpKind kind, std::string_view name, std::string_view doc, DataType
     const int64_t sizes_in[2] = {in.height, in.width};
     int64_t out[2];
     for (int i = 0; i < 2; ++i) {
-      const int64_t floor_size = conv_output_size(sizes_in[i], window[i], padding[2 * i],
-                                                  padding[2 * i + 1], strides[i], dilations[i],
-                                                  false);
-      const int64_t ceil_size = conv_output_size(sizes_in[i], window[i], padding[2 * i],
-                                                 padding[2 * i + 1], strides[i], dilations[i],
-                                                 true);
+      const int64_t floor_size =
+          conv_output_size(sizes_in[i], window[i], padding[2 * i], padding[2 * i + 1], strides[i],
+                           dilations[i], false);
+      const int64_t ceil_size =
+          conv_output_size(sizes_in[i], window[i], padding[2 * i], padding[2 * i + 1], strides[i],
+                           dilations[i], true);
       out[i] = a.get_enum("outputShapeRounding") == "ceil" ? ceil_size : floor_size;
       if (a.has("outputSizes")) {
         const IntList sizes = a.get_ints("outputSizes");

@@ -22,8 +22,8 @@ void check_blockwise(const InferContext& ctx) {
   for (size_t i = 0; i < scale.shape.size(); ++i) {
     const int64_t d = in.shape[offset + i];
     const int64_t s = scale.shape[i];
-    check(s >= 1 && d % s == 0, "scale dimension {} ({}) does not divide input dimension {}", i,
-          s, d);
+    check(s >= 1 && d % s == 0, "scale dimension {} ({}) does not divide input dimension {}", i, s,
+          d);
   }
 }
 
@@ -41,8 +41,7 @@ void register_quantize(std::vector<OpSchema>& t) {
     s.infer = [](const InferContext& ctx) {
       require_same_dtype(ctx, {"input", "scale"});
       check_blockwise(ctx);
-      return std::vector<OperandDesc>{
-          {ctx.operand("zeroPoint").dtype, ctx.operand("input").shape}};
+      return std::vector<OperandDesc>{{ctx.operand("zeroPoint").dtype, ctx.operand("input").shape}};
     };
     t.push_back(std::move(s));
   }

@@ -85,10 +85,12 @@ void register_recurrent(std::vector<OpSchema>& t) {
     s.doc = "gated recurrent unit over a sequence; outputs [hidden] or [hidden, sequence]";
     s.args = {operand("input", fl), operand("weight", fl), operand("recurrentWeight", fl),
               arg("steps", ParamKind::kInt), arg("hiddenSize", ParamKind::kInt)};
-    s.options = {opt_operand("bias", fl), opt_operand("recurrentBias", fl),
+    s.options = {opt_operand("bias", fl),
+                 opt_operand("recurrentBias", fl),
                  opt_operand("initialHiddenState", fl),
                  opt("resetAfter", ParamKind::kBool, true),
-                 opt("returnSequence", ParamKind::kBool, false), direction,
+                 opt("returnSequence", ParamKind::kBool, false),
+                 direction,
                  opt_enum("layout", {"zrn", "rzn"}, "zrn"),
                  activations_option({"sigmoid", "tanh"})};
     s.infer = [](const InferContext& ctx) {
@@ -118,8 +120,8 @@ void register_recurrent(std::vector<OpSchema>& t) {
                  opt_enum("layout", {"zrn", "rzn"}, "zrn"),
                  activations_option({"sigmoid", "tanh"})};
     s.infer = [](const InferContext& ctx) {
-      require_same_dtype(ctx, {"input", "weight", "recurrentWeight", "hiddenState", "bias",
-                               "recurrentBias"});
+      require_same_dtype(
+          ctx, {"input", "weight", "recurrentWeight", "hiddenState", "bias", "recurrentBias"});
       check_activation_count(ctx, 2);
       const auto d = cell_dims(ctx, 3);
       return std::vector<OperandDesc>{{ctx.operand("input").dtype, {d.batch, d.hidden}}};
@@ -134,10 +136,13 @@ void register_recurrent(std::vector<OpSchema>& t) {
     s.doc = "long short-term memory over a sequence; outputs [hidden, cell] (+ sequence)";
     s.args = {operand("input", fl), operand("weight", fl), operand("recurrentWeight", fl),
               arg("steps", ParamKind::kInt), arg("hiddenSize", ParamKind::kInt)};
-    s.options = {opt_operand("bias", fl), opt_operand("recurrentBias", fl),
-                 opt_operand("peepholeWeight", fl), opt_operand("initialHiddenState", fl),
+    s.options = {opt_operand("bias", fl),
+                 opt_operand("recurrentBias", fl),
+                 opt_operand("peepholeWeight", fl),
+                 opt_operand("initialHiddenState", fl),
                  opt_operand("initialCellState", fl),
-                 opt("returnSequence", ParamKind::kBool, false), direction,
+                 opt("returnSequence", ParamKind::kBool, false),
+                 direction,
                  opt_enum("layout", {"iofg", "ifgo"}, "iofg"),
                  activations_option({"sigmoid", "tanh", "tanh"})};
     s.infer = [](const InferContext& ctx) {
@@ -163,9 +168,9 @@ void register_recurrent(std::vector<OpSchema>& t) {
     s.name = "lstmCell";
     s.family = "recurrent";
     s.doc = "one long short-term memory step; outputs [hidden, cell]";
-    s.args = {operand("input", fl), operand("weight", fl), operand("recurrentWeight", fl),
-              operand("hiddenState", fl), operand("cellState", fl),
-              arg("hiddenSize", ParamKind::kInt)};
+    s.args = {operand("input", fl),           operand("weight", fl),
+              operand("recurrentWeight", fl), operand("hiddenState", fl),
+              operand("cellState", fl),       arg("hiddenSize", ParamKind::kInt)};
     s.options = {opt_operand("bias", fl), opt_operand("recurrentBias", fl),
                  opt_operand("peepholeWeight", fl), opt_enum("layout", {"iofg", "ifgo"}, "iofg"),
                  activations_option({"sigmoid", "tanh", "tanh"})};

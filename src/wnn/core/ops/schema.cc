@@ -13,19 +13,32 @@ std::string OperandDesc::to_string() const {
 
 std::string_view param_kind_name(ParamKind kind) {
   switch (kind) {
-    case ParamKind::kOperand: return "operand";
-    case ParamKind::kOperandList: return "operand list";
-    case ParamKind::kBool: return "boolean";
-    case ParamKind::kInt: return "integer";
-    case ParamKind::kFloat: return "number";
-    case ParamKind::kNumber: return "number";
-    case ParamKind::kIntList: return "integer list";
-    case ParamKind::kFloatList: return "number list";
-    case ParamKind::kIntOrIntList: return "integer or integer list";
-    case ParamKind::kEnum: return "enum";
-    case ParamKind::kEnumList: return "enum list";
-    case ParamKind::kDataType: return "data type";
-    case ParamKind::kString: return "string";
+    case ParamKind::kOperand:
+      return "operand";
+    case ParamKind::kOperandList:
+      return "operand list";
+    case ParamKind::kBool:
+      return "boolean";
+    case ParamKind::kInt:
+      return "integer";
+    case ParamKind::kFloat:
+      return "number";
+    case ParamKind::kNumber:
+      return "number";
+    case ParamKind::kIntList:
+      return "integer list";
+    case ParamKind::kFloatList:
+      return "number list";
+    case ParamKind::kIntOrIntList:
+      return "integer or integer list";
+    case ParamKind::kEnum:
+      return "enum";
+    case ParamKind::kEnumList:
+      return "enum list";
+    case ParamKind::kDataType:
+      return "data type";
+    case ParamKind::kString:
+      return "string";
   }
   return "value";
 }
@@ -56,8 +69,8 @@ std::vector<OpSchema> build_table() {
   check_internal(table.size() == size_t(kNumOps), "operator table has {} entries, expected {}",
                  table.size(), kNumOps);
   for (size_t i = 0; i < table.size(); ++i) {
-    check_internal(size_t(table[i].kind) == i, "operator table entry {} is '{}', out of order",
-                   i, table[i].name);
+    check_internal(size_t(table[i].kind) == i, "operator table entry {} is '{}', out of order", i,
+                   table[i].name);
   }
   return table;
 }
@@ -180,7 +193,8 @@ std::vector<OperandId> Attributes::operands() const {
   std::vector<OperandId> out;
   for (const Value& v : values_) {
     if (const auto* id = std::get_if<OperandId>(&v)) out.push_back(*id);
-    if (const auto* ids = std::get_if<OperandList>(&v)) out.insert(out.end(), ids->begin(), ids->end());
+    if (const auto* ids = std::get_if<OperandList>(&v))
+      out.insert(out.end(), ids->begin(), ids->end());
   }
   return out;
 }

@@ -29,16 +29,16 @@ enum class ParamKind : uint8_t {
   kOperand,      // one operand
   kOperandList,  // sequence<MLOperand>
   kBool,
-  kInt,          // long / unsigned long (an integer; range checked by inference)
-  kFloat,        // double / float
-  kNumber,       // MLNumber: an integer or a float, kept as written
-  kIntList,      // sequence<long>
-  kFloatList,    // sequence<float>
-  kIntOrIntList, // split's `splits`: unsigned long or sequence<unsigned long>
-  kEnum,         // one of enum_values
-  kEnumList,     // sequence of enum_values
-  kDataType,     // MLOperandDataType
-  kString,       // free text (label)
+  kInt,           // long / unsigned long (an integer; range checked by inference)
+  kFloat,         // double / float
+  kNumber,        // MLNumber: an integer or a float, kept as written
+  kIntList,       // sequence<long>
+  kFloatList,     // sequence<float>
+  kIntOrIntList,  // split's `splits`: unsigned long or sequence<unsigned long>
+  kEnum,          // one of enum_values
+  kEnumList,      // sequence of enum_values
+  kDataType,      // MLOperandDataType
+  kString,        // free text (label)
 };
 std::string_view param_kind_name(ParamKind kind);
 
@@ -59,9 +59,9 @@ using InferFn = std::function<std::vector<OperandDesc>(const InferContext&)>;
 
 struct OpSchema {
   OpKind kind{};
-  std::string_view name;    // camelCase WebNN method name
-  std::string_view family;  // the file it lives in: "conv", "reduce", ...
-  std::string_view doc;     // one line
+  std::string_view name;           // camelCase WebNN method name
+  std::string_view family;         // the file it lives in: "conv", "reduce", ...
+  std::string_view doc;            // one line
   std::vector<ParamSpec> args;     // positional, in WebNN's order
   std::vector<ParamSpec> options;  // the MLXxxOptions members, in canonical print order
   InferFn infer;
@@ -94,7 +94,7 @@ class Attributes {
   void set(size_t index, Value v) { values_[index] = std::move(v); }
   size_t size() const { return values_.size(); }
 
-  bool has(std::string_view name) const;  // given explicitly
+  bool has(std::string_view name) const;          // given explicitly
   const Value& get(std::string_view name) const;  // given, else default (may be monostate)
   int64_t get_int(std::string_view name) const;
   double get_float(std::string_view name) const;  // kFloat or kNumber

@@ -1,0 +1,125 @@
+#include "wnn/core/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "wnn/core/error.h"
+
+namespace wnn {
+
+namespace {
+
+constexpr size_t kBufferBytes = size_t(1) << 20;
+
+std::string directory_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string basename_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+void write_all(int fd, const std::byte* data, size_t size, const std::string& path) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    check(n > 0, "{}: cannot write: {}", path, std::strerror(errno));
+    data += n;
+    size -= size_t(n);
+  }
+}
+
+}  // namespace
+
+AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
+  check(!path_.empty() && path_.back() != '/', "'{}' is not a file path", path_);
+  std::random_device rd;
+  const std::string prefix =
+      directory_of(path_) + "/." + basename_of(path_) + ".tmp." + std::to_string(::getpid()) + ".";
+  // O_EXCL plus a random suffix: concurrent writers of the same target never share a temp file.
+  for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
+    temp_path_ = prefix + fmt::format("{:08x}", uint32_t(rd()));
+    fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd_ < 0 && errno != EEXIST) break;
+  }
+  check(fd_ >= 0, "{}: cannot create temporary file '{}': {}", path_, temp_path_,
+        std::strerror(errno));
+  buffer_.reserve(kBufferBytes);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temp_path_.c_str());
+}
+
+void AtomicFileWriter::write(std::span<const std::byte> bytes) {
+  check_internal(fd_ >= 0 && !committed_, "{}: write after commit", path_);
+  if (buffer_.size() + bytes.size() > kBufferBytes) flush_buffer();
+  if (bytes.size() >= kBufferBytes) {
+    write_all(fd_, bytes.data(), bytes.size(), temp_path_);
+  } else {
+    buffer_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+}
+
+void AtomicFileWriter::flush_buffer() {
+  write_all(fd_, reinterpret_cast<const std::byte*>(buffer_.data()), buffer_.size(), temp_path_);
+  buffer_.clear();
+}
+
+void AtomicFileWriter::commit() {
+  check_internal(fd_ >= 0 && !committed_, "{}: commit twice", path_);
+  flush_buffer();
+  // Replacing a file keeps its permissions.
+  struct stat existing {};
+  if (::stat(path_.c_str(), &existing) == 0) ::fchmod(fd_, existing.st_mode & 07777);
+  check(::fsync(fd_) == 0, "{}: cannot fsync: {}", temp_path_, std::strerror(errno));
+  const int rc = ::close(fd_);
+  fd_ = -1;
+  check(rc == 0, "{}: cannot close: {}", temp_path_, std::strerror(errno));
+  check(::rename(temp_path_.c_str(), path_.c_str()) == 0, "{}: cannot rename '{}' onto it: {}",
+        path_, temp_path_, std::strerror(errno));
+  committed_ = true;
+  // The rename is durable only once the directory entry is on disk.
+  const int dir = ::open(directory_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+void write_file_atomic(const std::string& path, std::span<const std::byte> bytes) {
+  AtomicFileWriter writer(path);
+  writer.write(bytes);
+  writer.commit();
+}
+
+void write_file_atomic(const std::string& path, std::string_view text) {
+  write_file_atomic(path, std::as_bytes(std::span(text.data(), text.size())));
+}
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  check(!std::filesystem::is_directory(path, ec), "'{}' is a directory, not a file", path);
+  std::ifstream in(path, std::ios::binary);
+  check(in.good(), "cannot open '{}': {}", path, std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  check(!in.bad(), "cannot read '{}'", path);
+  return std::move(ss).str();
+}
+
+}  // namespace wnn

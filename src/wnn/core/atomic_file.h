@@ -1,0 +1,41 @@
+// Files that readers never see half-written: data goes to a temporary file in the target's
+// directory, is flushed and fsynced, then renamed over the target (and the directory fsynced).
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace wnn {
+
+// Streams bytes to `.<name>.tmp.<pid>.<random>` beside `path`. commit() installs the file;
+// destruction without commit() removes the temporary, so a failed write leaves nothing behind.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(std::string path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void write(std::span<const std::byte> bytes);
+  // Flushes, fsyncs, renames onto the target path and fsyncs the directory.
+  void commit();
+
+ private:
+  void flush_buffer();
+  std::string path_;
+  std::string temp_path_;
+  int fd_ = -1;
+  bool committed_ = false;
+  std::string buffer_;  // coalesces small writes into large write(2) calls
+};
+
+// Writes `bytes` to `path` atomically (AtomicFileWriter in one call).
+void write_file_atomic(const std::string& path, std::span<const std::byte> bytes);
+void write_file_atomic(const std::string& path, std::string_view text);
+
+// Reads a whole file into a string. Throws wnn::Error naming the path when it cannot.
+std::string read_file(const std::string& path);
+
+}  // namespace wnn

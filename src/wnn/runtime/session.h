@@ -1,0 +1,67 @@
+// Session: compiles a graph once (schedule, buffer plan with liveness-based reuse, constants
+// as zero-copy views) and runs it many times. run() is safe to call from several threads:
+// each call works in its own arena.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wnn/core/graph.h"
+
+namespace wnn::runtime {
+
+struct SessionOptions {
+  std::string backend = "ref";  // "ref"; later delegates add "onednn", "xnnpack", "auto"
+  int threads = 1;
+};
+
+struct NamedView {
+  std::string name;
+  ConstTensorView view;
+};
+
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+// The compiled memory plan: where each intermediate lives in the per-run arena.
+struct BufferPlan {
+  std::vector<int64_t> offset;  // per operand: byte offset in the arena, -1 if not in it
+  size_t arena_bytes = 0;
+  size_t total_intermediate_bytes = 0;  // what the plan would need without reuse
+};
+
+// Assigns arena offsets to node outputs that are not graph outputs, reusing the memory of
+// operands whose last reader has run. Deterministic.
+BufferPlan plan_buffers(const Graph& graph);
+
+class Session {
+ public:
+  // The graph's constants must be bound (format::load_model does it). Throws on a graph the
+  // runtime cannot execute (unresolved dynamic dims).
+  explicit Session(std::shared_ptr<const Graph> graph, SessionOptions options = {});
+  ~Session();
+
+  const Graph& graph() const { return *graph_; }
+  const BufferPlan& plan() const { return plan_; }
+  // Runs with inputs matched by name (every graph input exactly once, dtype and shape
+  // checked). Returns the graph outputs in graph order.
+  std::vector<NamedTensor> run(std::span<const NamedView> inputs) const;
+
+ private:
+  struct Arena;
+  std::unique_ptr<Arena> take_arena() const;
+  void return_arena(std::unique_ptr<Arena> arena) const;
+
+  std::shared_ptr<const Graph> graph_;
+  SessionOptions options_;
+  BufferPlan plan_;
+  mutable std::mutex arenas_mutex_;
+  mutable std::vector<std::unique_ptr<Arena>> free_arenas_;
+};
+
+}  // namespace wnn::runtime

@@ -1,0 +1,109 @@
+#include "wnn/core/atomic_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "wnn/core/error.h"
+
+namespace wnn {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+fs::path fresh_dir(const char* name) {
+  const fs::path dir = fs::temp_directory_path() / (name + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(AtomicFile, CommitReplacesTheTargetWithAllWrittenBytes) {
+  const fs::path dir = fresh_dir("wnn_atomic_commit_");
+  const fs::path target = dir / "out.bin";
+  std::ofstream(target) << "old";
+  {
+    AtomicFileWriter w(target.string());
+    const std::string small = "head:";
+    w.write(std::as_bytes(std::span(small)));
+    const std::string large(3 << 20, 'x');  // bigger than the internal buffer
+    w.write(std::as_bytes(std::span(large)));
+    w.write(std::as_bytes(std::span(small)));
+    EXPECT_EQ(read_all(target), "old");  // invisible until commit
+    w.commit();
+  }
+  const std::string got = read_all(target);
+  EXPECT_EQ(got.size(), 5 + (3u << 20) + 5);
+  EXPECT_EQ(got.substr(0, 6), "head:x");
+  EXPECT_EQ(got.substr(got.size() - 6), "xhead:");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), {}), 1);
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, AbandonedWriteLeavesTargetAndDirectoryUntouched) {
+  const fs::path dir = fresh_dir("wnn_atomic_abandon_");
+  const fs::path target = dir / "out.bin";
+  std::ofstream(target) << "keep";
+  {
+    AtomicFileWriter w(target.string());
+    const std::string s = "partial";
+    w.write(std::as_bytes(std::span(s)));
+  }
+  EXPECT_EQ(read_all(target), "keep");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), {}), 1);
+  const std::string bytes = "\x01\x02";
+  write_file_atomic((dir / "new.bin").string(), std::as_bytes(std::span(bytes)));
+  EXPECT_EQ(read_all(dir / "new.bin"), bytes);
+  EXPECT_THROW(AtomicFileWriter((dir / "missing" / "x").string()), Error);
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, WritesReplacesAndLeavesNoTemporary) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("wnn_atomic_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "f.txt").string();
+  write_file_atomic(path, "first\n");
+  EXPECT_EQ(read_file(path), "first\n");
+  ::chmod(path.c_str(), 0640);
+  const std::string binary("a\0b\xff", 4);
+  write_file_atomic(path, binary);
+  EXPECT_EQ(read_file(path), binary);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);  // the replaced file's mode is kept
+  write_file_atomic(path, "");
+  EXPECT_EQ(read_file(path), "");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 1u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AtomicFile, ErrorsNameThePath) {
+  try {
+    write_file_atomic("/nonexistent_dir_wnn/x.webnn", "x");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent_dir_wnn/x.webnn"), std::string::npos);
+  }
+  try {
+    read_file("/nonexistent_dir_wnn/y.webnn");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open '/nonexistent_dir_wnn/y.webnn'"),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace wnn

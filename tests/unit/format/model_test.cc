@@ -1,0 +1,101 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "format_test_util.h"
+#include "wnn/core/atomic_file.h"
+#include "wnn/format/graph_file.h"
+#include "wnn/format/model.h"
+
+namespace wnn::format {
+namespace {
+
+class ModelTest : public testing::TempDirTest {};
+
+const char* const kInline = R"(webnn_graph "inline" v1 {
+  inputs { x: f32[3]; }
+  consts {
+    s: f32[3] @scalar(-2.5);
+    b: f32[3] @bytes([0, 0, 128, 63, 0, 0, 0, 192, 0, 0, 0, 0]);
+    n: i64[2] @scalar(-9007199254740993);
+  }
+  nodes { y = add(x, s); z = mul(y, b); }
+  outputs { z; n; }
+}
+)";
+
+TEST_F(ModelTest, LoadBindsInlineConstants) {
+  write_file_atomic(path("m.webnn"), kInline);
+  const Model m = load_model(path("m.webnn"));
+  EXPECT_TRUE(m.weights_path.empty());
+  const auto consts = m.graph.constants();
+  ASSERT_EQ(consts.size(), 3u);
+  float s[3], b[3];
+  int64_t n[2];
+  ASSERT_EQ(consts[0].data.size(), sizeof(s));
+  std::memcpy(s, consts[0].data.data(), sizeof(s));
+  std::memcpy(b, consts[1].data.data(), sizeof(b));
+  std::memcpy(n, consts[2].data.data(), sizeof(n));
+  EXPECT_EQ(s[2], -2.5f);
+  EXPECT_EQ(b[0], 1.0f);   // 0x3f800000
+  EXPECT_EQ(b[1], -2.0f);  // 0xc0000000
+  EXPECT_EQ(b[2], 0.0f);
+  EXPECT_EQ(n[1], -9007199254740993);  // exact beyond 2^53
+}
+
+TEST_F(ModelTest, MissingWeightsFileNamesTheExpectedFiles) {
+  write_file_atomic(path("net.webnn"), R"(webnn_graph "net" v1 {
+  inputs { x: f32[2, 3]; }
+  consts { w2: f32[3, 5]; }
+  nodes { y = matmul(x, w2); }
+  outputs { y; }
+})");
+  try {
+    load_model(path("net.webnn"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("no weights file"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("model.safetensors"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("net.safetensors"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("net.weights"), std::string::npos) << msg;
+  }
+  // Skeleton mode, asked for explicitly, binds zeros instead.
+  LoadOptions skeleton;
+  skeleton.skeleton = true;
+  const Model m = load_model(path("net.webnn"), skeleton);
+  const ConstantInfo& c = m.graph.constants()[0];
+  ASSERT_EQ(c.data.size(), 15 * sizeof(float));
+  for (std::byte v : c.data.bytes()) EXPECT_EQ(v, std::byte{0});
+}
+
+TEST_F(ModelTest, SaveWritesTextOrJsonByExtension) {
+  write_file_atomic(path("m.webnn"), kInline);
+  const Model m = load_model(path("m.webnn"));
+  save_model(m.graph, path("out.webnn"), "");
+  save_model(m.graph, path("out.json"), "");
+  EXPECT_EQ(read_file(path("out.webnn")), print_text(m.graph));
+  EXPECT_EQ(read_file(path("out.json")).front(), '{');
+  EXPECT_EQ(print_text(read_graph_file(path("out.json"))), print_text(m.graph));
+  // Nothing but the two files: no temporaries left behind.
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 3u);
+}
+
+TEST_F(ModelTest, SaveRefusesUnloadedWeights) {
+  const Graph g = parse_text(
+      "webnn_graph \"w\" v1 {\n  consts { w: f32[2]; }\n  outputs { w; }\n}\n", "w.webnn");
+  try {
+    save_model(g, path("w.webnn"), path("w.safetensors"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("constant 'w' has no data"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("w.webnn")));
+}
+
+}  // namespace
+}  // namespace wnn::format
