@@ -103,6 +103,12 @@ inline C wrap_mul(C a, C b) {
   return C(uint64_t(a) * uint64_t(b));
 }
 
+// Round half to even regardless of the current floating-point rounding mode.
+inline double round_even(double x) {
+  if (std::fabs(x - std::trunc(x)) == 0.5) return 2.0 * std::round(x / 2.0);
+  return std::round(x);
+}
+
 // + and * in a compute type: wrapping for integers, IEEE for floats.
 template <typename C>
 inline C num_add(C a, C b) {

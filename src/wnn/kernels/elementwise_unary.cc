@@ -73,13 +73,6 @@ struct Sign {
     return x > 0 ? C(1) : x < 0 ? C(-1) : C(0);
   }
 };
-// Round half to even regardless of the current rounding mode.
-inline double round_even(double x) {
-  const double r = std::round(x);  // halves away from zero
-  if (std::fabs(x - std::trunc(x)) == 0.5) return 2.0 * std::round(x / 2.0);
-  return r;
-}
-
 template <double (*F)(double)>
 struct Fn {
   double operator()(double x) const { return F(x); }

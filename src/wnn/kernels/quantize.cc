@@ -53,7 +53,7 @@ void quantize_typed(const ConstTensorView& in, const ConstTensorView& scale,
   Q* po = out.as<Q>();
   strided_walk<2>(w.shape, {w.data_strides, w.param_strides}, {},
                   [&](const std::array<int64_t, 2>& o) {
-                    const double q = std::nearbyint(load(px + o[0]) / load(ps + o[1]));
+                    const double q = round_even(load(px + o[0]) / load(ps + o[1]));
                     po[o[0]] = saturate_to<Q>(q + double(pz[o[1]]), range);
                   });
 }
