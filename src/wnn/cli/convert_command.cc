@@ -3,6 +3,7 @@
 // other front ends (ONNX) slot in as further readers.
 #include <cstdio>
 #include <functional>
+#include <optional>
 
 #include "wnn/cli/command.h"
 #include "wnn/cli/graph_args.h"
@@ -28,13 +29,15 @@ const std::vector<Reader>& readers() {
 
 }  // namespace
 
-int convert_onnx_main(Args& args);  // convert_onnx.cc
+// convert_onnx.cc: the ONNX input path, given the -o value already read.
+int convert_onnx_main(Args& args, const std::optional<std::string>& out);
 
 namespace {
 
 int run_convert(Args& args) {
-  if (args.any_ends_with(".onnx")) return convert_onnx_main(args);
+  // -o is read first so an output named *.onnx never counts as an ONNX input.
   const auto out = args.value("output", 'o');
+  if (args.any_ends_with(".onnx")) return convert_onnx_main(args, out);
   const std::string in = single_positional(args.finish(), "convert", "input file");
   check(out.has_value(), "wnn convert: missing -o OUT (see wnn convert --help)");
   const Reader* reader = nullptr;

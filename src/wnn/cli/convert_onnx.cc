@@ -1,6 +1,7 @@
 // `wnn convert model.onnx -o DIR`: imports an ONNX model and writes DIR/<stem>.webnn and
 // DIR/<stem>.safetensors. `wnn convert` dispatches .onnx inputs to convert_onnx_main.
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include <chrono>
 #include <cstdio>
@@ -54,9 +55,8 @@ void read_dims_file(const std::string& path, std::map<std::string, int64_t>& dim
 
 }  // namespace
 
-int convert_onnx_main(Args& args) {
+int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
   const auto start = std::chrono::steady_clock::now();
-  const auto out = args.value("output", 'o');
   const bool json = args.flag("json");
   onnx::ImportOptions options;
   options.skeleton = args.flag("skeleton");

@@ -5,6 +5,7 @@
 // operator table's order. Printing a parsed canonical file gives the same bytes.
 #include <cmath>
 
+#include "wnn/core/builder.h"
 #include "wnn/core/error.h"
 #include "wnn/format/graph_file.h"
 
@@ -212,6 +213,15 @@ class Printer {
 
 }  // namespace
 
-std::string print_text(const Graph& graph) { return Printer(graph).print(); }
+std::string print_text(const Graph& graph) {
+  // Writing a name the reader would reject gives a file nobody can read: refuse instead.
+  for (const Operand& op : graph.operands()) {
+    check(is_valid_operand_name(op.name),
+          "operand '{}' has a name the .webnn text form cannot hold (names start with a letter, "
+          "'_', '/' or '$'); the JSON form can",
+          op.name);
+  }
+  return Printer(graph).print();
+}
 
 }  // namespace wnn::format

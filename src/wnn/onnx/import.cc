@@ -138,8 +138,9 @@ class Importer {
         values_.set_known(in.name, pinned_value(in.name, *dtype, shape, pin->second));
         continue;
       }
-      values_.set_operand(in.name, builder_.input(in.name, {*dtype, shape}));
-      result_.inputs.emplace_back(in.name, in.name);
+      const std::string& name = names_.map(in.name);
+      values_.set_operand(in.name, builder_.input(name, {*dtype, shape}));
+      result_.inputs.emplace_back(in.name, name);
     }
     for (const auto& [name, _] : options_.pin_inputs) {
       check(std::any_of(g.input.begin(), g.input.end(), [&](auto& i) { return i.name == name; }),
@@ -331,13 +332,14 @@ class Importer {
       }
       OperandId id = *slot.operand;
       const Operand& op = result_.graph.operand(id);
-      if (op.name != out.name || op.kind != OperandKind::kNodeOutput ||
-          result_.graph.is_output(id)) {
-        // Outputs keep their ONNX names; an input, constant or renamed value is passed through.
-        id = builder_.add1(OpKind::kIdentity, {id}, {}, out.name);
+      // Outputs keep their ONNX names where the text format can write them (NameMapper).
+      const std::string& name = names_.map(out.name);
+      if (op.name != name || op.kind != OperandKind::kNodeOutput || result_.graph.is_output(id)) {
+        // An input, constant or renamed value is passed through.
+        id = builder_.add1(OpKind::kIdentity, {id}, {}, name);
       }
       builder_.output(id);
-      result_.outputs.emplace_back(out.name, out.name);
+      result_.outputs.emplace_back(out.name, name);
     }
   }
 

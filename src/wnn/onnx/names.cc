@@ -20,6 +20,8 @@ bool NameMapper::taken(const std::string& n) const {
 }
 
 void NameMapper::reserve(const std::string& name) {
+  // A name the text format cannot write is mapped like any other.
+  if (!is_valid_operand_name(name)) return;
   taken_.insert(name);
   mapped_[name] = name;
 }

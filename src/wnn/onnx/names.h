@@ -16,7 +16,8 @@ class NameMapper {
   // `in_use` tells whether the target graph already has a name (builder-generated names).
   explicit NameMapper(std::function<bool(const std::string&)> in_use = nullptr)
       : in_use_(std::move(in_use)) {}
-  // Claims `name` exactly (graph inputs and outputs keep their names).
+  // Claims `name` exactly (graph inputs and outputs keep their names when the .webnn text
+  // format can write them; others are mapped, and the import result records the mapping).
   void reserve(const std::string& name);
   // The mapped name of `onnx_name`; the same answer every time for the same name.
   const std::string& map(const std::string& onnx_name);

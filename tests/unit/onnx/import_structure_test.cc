@@ -1,6 +1,8 @@
 // Importer behaviour checked on the WebNN graph it builds, from models written as structs.
 #include <gtest/gtest.h>
 
+#include "wnn/core/builder.h"
+
 #include <set>
 
 #include "wnn/onnx/import.h"
@@ -212,13 +214,29 @@ TEST(ImportNames, MappingIsValidInjectiveAndDeterministic) {
   EXPECT_EQ(a.map("a b"), a.map(names.back()));
 }
 
-TEST(ImportNames, GraphOutputsKeepTheirNames) {
-  auto m = model(13, {tensor_input("in put", {dim(2)})}, {node("Relu", {"in put"}, {"out:1 x"})},
-                 {"out:1 x"});
+TEST(ImportNames, GraphInputsAndOutputsKeepNamesTheTextFormCanHold) {
+  auto m = model(13, {tensor_input("pixel_values", {dim(2)})},
+                 {node("Relu", {"pixel_values"}, {"logits"})}, {"logits"});
+  ImportResult r = import_model(m, "");
+  EXPECT_EQ(r.graph.name_of(r.graph.outputs()[0]), "logits");
+  EXPECT_TRUE(r.graph.find("pixel_values").has_value());
+  EXPECT_EQ(r.inputs,
+            (std::vector<std::pair<std::string, std::string>>{{"pixel_values", "pixel_values"}}));
+}
+
+TEST(ImportNames, OtherGraphNamesAreMappedAndTheMappingRecorded) {
+  auto m = model(13, {tensor_input("in put", {dim(2)})}, {node("Relu", {"in put"}, {"0"})}, {"0"});
   ImportResult r = import_model(m, "");
   ASSERT_EQ(r.graph.outputs().size(), 1u);
-  EXPECT_EQ(r.graph.name_of(r.graph.outputs()[0]), "out:1 x");
-  EXPECT_TRUE(r.graph.find("in put").has_value());
+  ASSERT_EQ(r.outputs.size(), 1u);
+  ASSERT_EQ(r.inputs.size(), 1u);
+  EXPECT_EQ(r.outputs[0].first, "0");
+  EXPECT_EQ(r.inputs[0].first, "in put");
+  EXPECT_EQ(r.graph.name_of(r.graph.outputs()[0]), r.outputs[0].second);
+  EXPECT_TRUE(is_valid_operand_name(r.outputs[0].second)) << r.outputs[0].second;
+  EXPECT_TRUE(is_valid_operand_name(r.inputs[0].second)) << r.inputs[0].second;
+  EXPECT_TRUE(r.graph.find(r.inputs[0].second).has_value());
+  EXPECT_NE(r.outputs[0].second, r.inputs[0].second);
 }
 
 TEST(ImportFolding, ShapeArithmeticFoldsToAConstantReshape) {
