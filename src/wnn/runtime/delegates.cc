@@ -5,12 +5,14 @@
 #include "wnn/core/error.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/onednn/onednn_delegate.h"
+#include "wnn/runtime/xnnpack/xnnpack_delegate.h"
 
 namespace wnn::runtime {
 
 std::span<const Delegate* const> available_delegates() {
   static const onednn::OnednnDelegate onednn;
-  static const Delegate* const all[] = {&onednn};
+  static const xnnpack::XnnpackDelegate xnnpack;
+  static const Delegate* const all[] = {&onednn, &xnnpack};
   return all;
 }
 

@@ -15,7 +15,7 @@
 namespace wnn::runtime {
 
 struct SessionOptions {
-  std::string backend = "ref";  // "ref", "auto" (every delegate by preference) or one delegate
+  std::string backend = "auto";  // "ref", "auto" (every delegate by preference) or one delegate
   int threads = 1;
   bool fold = true;             // fold parameter-only subgraphs before partitioning
   bool warn_fallback = true;    // print the one-line fallback warning on stderr
