@@ -65,8 +65,10 @@ int run_run(Args& args) {
   if (output_dir) {
     std::filesystem::create_directories(*output_dir);
   }
-  nlohmann::json report = {{"graph", rest[0]}, {"backend", options.backend},
-                           {"compile_ms", compile_ms}, {"run_ms", run_ms}};
+  nlohmann::json report = {{"graph", rest[0]},
+                           {"backend", options.backend},
+                           {"compile_ms", compile_ms},
+                           {"run_ms", run_ms}};
   report["outputs"] = nlohmann::json::array();
   for (const auto& out : outputs) {
     const auto stats = runtime::tensor_stats(out.tensor.view());
@@ -94,6 +96,7 @@ int run_run(Args& args) {
   if (json) {
     std::printf("%s\n", report.dump(2).c_str());
   } else if (!quiet) {
+    std::fflush(stdout);
     std::fprintf(stderr, "ran %zu nodes on %s: compile %.2f ms, run %.2f ms\n",
                  graph->nodes().size(), options.backend.c_str(), compile_ms, run_ms);
   }
