@@ -49,8 +49,9 @@ int run_bench(Args& args) {
   for (const auto& in : graph->inputs()) {
     const std::string& name = graph->name_of(in.id);
     auto it = given.find(name);
-    tensors.push_back(it != given.end() ? it->second
-                                        : runtime::deterministic_tensor(graph->desc(in.id), name, 0));
+    tensors.push_back(it != given.end()
+                          ? it->second
+                          : runtime::deterministic_tensor(graph->desc(in.id), name, 0));
   }
   std::vector<runtime::NamedView> inputs;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -69,7 +70,9 @@ int run_bench(Args& args) {
     ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - s).count());
   }
   std::sort(ms.begin(), ms.end());
-  auto pct = [&](double q) { return ms[std::min(ms.size() - 1, size_t(q * double(ms.size() - 1) + 0.5))]; };
+  auto pct = [&](double q) {
+    return ms[std::min(ms.size() - 1, size_t(q * double(ms.size() - 1) + 0.5))];
+  };
   size_t regions = session.execution_plan().partition.regions.size(), on_ref = 0;
   for (int r : session.execution_plan().partition.region_of) on_ref += r < 0;
   const nlohmann::json j = {{"graph", rest[0]},
@@ -91,9 +94,10 @@ int run_bench(Args& args) {
     std::printf("%s on %s, %d thread%s%s: %zu regions, %zu nodes on reference\n", rest[0].c_str(),
                 options.backend.c_str(), options.threads, options.threads == 1 ? "" : "s",
                 options.fold ? "" : ", no folding", regions, on_ref);
-    std::printf("compile %.2f ms; run over %lld: min %.3f ms, median %.3f ms, p90 %.3f ms; "
-                "peak RSS %.1f MB\n",
-                compile_ms, (long long)runs, ms.front(), pct(0.5), pct(0.9), peak_rss_mb());
+    std::printf(
+        "compile %.2f ms; run over %lld: min %.3f ms, median %.3f ms, p90 %.3f ms; "
+        "peak RSS %.1f MB\n",
+        compile_ms, (long long)runs, ms.front(), pct(0.5), pct(0.9), peak_rss_mb());
   }
   return kExitOk;
 }
@@ -106,8 +110,7 @@ const CommandRegistration registration{{
     "Compiles GRAPH once (timed), runs it --warmup times untimed, then --runs times timed,\n"
     "and prints min, median and p90 latency and the process's peak RSS. Inputs not given are\n"
     "the deterministic values of wnn run --random-inputs (seed 0).\n\n"
-    "options:\n"
-    WNN_SESSION_OPTIONS_HELP
+    "options:\n" WNN_SESSION_OPTIONS_HELP
     "  --runs N               timed runs (default 20)\n"
     "  --warmup N             untimed runs first (default 3)\n"
     "  --input NAME=FILE.npy  the value of input NAME (repeatable)\n"

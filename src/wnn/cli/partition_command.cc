@@ -17,7 +17,8 @@ std::string op_counts(const Graph& g, const std::vector<uint32_t>& nodes) {
   std::map<std::string, int> counts;
   for (uint32_t n : nodes) ++counts[std::string(op_name(g.nodes()[n].op()))];
   std::string s;
-  for (const auto& [op, c] : counts) s += (s.empty() ? "" : ", ") + op + (c > 1 ? " x" + std::to_string(c) : "");
+  for (const auto& [op, c] : counts)
+    s += (s.empty() ? "" : ", ") + op + (c > 1 ? " x" + std::to_string(c) : "");
   return s;
 }
 
@@ -41,16 +42,22 @@ int run_partition(Args& args) {
   size_t on_ref = 0;
   for (int r : p.region_of) on_ref += r < 0;
   if (json) {
-    nlohmann::json j = {{"graph", rest[0]},           {"backend", options.backend},
-                        {"fold", options.fold},       {"folded_nodes", plan.folded_nodes},
-                        {"fold_skipped", plan.fold_skipped}, {"nodes", g.nodes().size()},
+    nlohmann::json j = {{"graph", rest[0]},
+                        {"backend", options.backend},
+                        {"fold", options.fold},
+                        {"folded_nodes", plan.folded_nodes},
+                        {"fold_skipped", plan.fold_skipped},
+                        {"nodes", g.nodes().size()},
                         {"reference_nodes", on_ref}};
     j["regions"] = nlohmann::json::array();
     for (const auto& r : p.regions) {
       nlohmann::json ops = nlohmann::json::array();
       for (uint32_t n : r.nodes) ops.push_back(op_name(g.nodes()[n].op()));
-      j["regions"].push_back({{"delegate", r.delegate}, {"nodes", r.nodes.size()}, {"ops", ops},
-                              {"inputs", names(r.inputs)}, {"outputs", names(r.outputs)}});
+      j["regions"].push_back({{"delegate", r.delegate},
+                              {"nodes", r.nodes.size()},
+                              {"ops", ops},
+                              {"inputs", names(r.inputs)},
+                              {"outputs", names(r.outputs)}});
     }
     j["reference"] = nlohmann::json::array();
     for (size_t n = 0; n < g.nodes().size(); ++n) {
@@ -89,8 +96,7 @@ const CommandRegistration registration{{
     "Folds parameter-only subgraphs (unless --no-fold), asks each selected delegate, node by\n"
     "node, whether it runs it, and prints the resulting regions (delegate, ops, boundary\n"
     "operands) and every node left on the reference kernels with each delegate's reason.\n\n"
-    "options:\n"
-    WNN_SESSION_OPTIONS_HELP
+    "options:\n" WNN_SESSION_OPTIONS_HELP
     "  --weights PATH         the weights file (default: found beside the graph)\n"
     "  --json                 the same as a JSON object",
     run_partition,

@@ -15,7 +15,9 @@ bool never_folded(OpKind op) {
   return op == OpKind::kQuantizeLinear || op == OpKind::kDequantizeLinear;
 }
 
-size_t bytes_of(const OperandDesc& d) { return size_t(element_count(d.shape)) * dtype_size(d.dtype); }
+size_t bytes_of(const OperandDesc& d) {
+  return size_t(element_count(d.shape)) * dtype_size(d.dtype);
+}
 
 }  // namespace
 
@@ -42,7 +44,8 @@ FoldResult fold_constants(const Graph& graph, const FoldOptions& options) {
     for (OperandId out : node.outputs) out_bytes += bytes_of(graph.desc(out));
     const std::string what =
         fmt::format("{} '{}'", op_name(node.op()), graph.name_of(node.outputs.front()));
-    if (out_bytes > options.max_grown_bytes && double(out_bytes) > options.max_growth * double(in_bytes)) {
+    if (out_bytes > options.max_grown_bytes &&
+        double(out_bytes) > options.max_growth * double(in_bytes)) {
       result.skipped.push_back(
           fmt::format("{}: output of {} bytes from {} bytes of inputs is not materialised", what,
                       out_bytes, in_bytes));
@@ -51,7 +54,8 @@ FoldResult fold_constants(const Graph& graph, const FoldOptions& options) {
     std::vector<ConstTensorView> ins;
     for (OperandId in : node.inputs) ins.push_back(value[in.index]->view());
     std::vector<Tensor> outs;
-    for (OperandId out : node.outputs) outs.push_back(Tensor::zeros(graph.desc(out).dtype, graph.desc(out).shape));
+    for (OperandId out : node.outputs)
+      outs.push_back(Tensor::zeros(graph.desc(out).dtype, graph.desc(out).shape));
     std::vector<TensorView> out_views;
     for (Tensor& t : outs) out_views.push_back(t.mutable_view());
     try {
@@ -83,8 +87,8 @@ FoldResult fold_constants(const Graph& graph, const FoldOptions& options) {
   }
   for (const ConstantInfo& c : graph.constants()) {
     if (!needed[c.id.index]) continue;
-    map[c.id.index] = b.constant(graph.name_of(c.id), graph.desc(c.id), c.init, c.key, c.scalar,
-                                 c.bytes, c.data);
+    map[c.id.index] =
+        b.constant(graph.name_of(c.id), graph.desc(c.id), c.init, c.key, c.scalar, c.bytes, c.data);
   }
   // Folded results become weights constants under their operand's name, in node order.
   for (size_t n = 0; n < nodes.size(); ++n) {

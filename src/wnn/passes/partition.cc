@@ -42,8 +42,8 @@ void compute_region_io(const Graph& graph, Region& region) {
     for (OperandId in : graph.nodes()[n].inputs) {
       const Operand& op = graph.operand(in);
       const bool inside = op.kind == OperandKind::kNodeOutput && members.count(op.producer);
-      if (!inside && std::find(region.inputs.begin(), region.inputs.end(), in) ==
-                         region.inputs.end()) {
+      if (!inside &&
+          std::find(region.inputs.begin(), region.inputs.end(), in) == region.inputs.end()) {
         region.inputs.push_back(in);
       }
     }
@@ -123,7 +123,8 @@ Partition partition_graph(const Graph& graph, const std::vector<Candidate>& cand
         continue;
       }
       if (uint32_t(joined) == r) continue;
-      if (sets.bad_contains(r, uint32_t(joined)) || sets.bad_contains(uint32_t(joined), r)) continue;
+      if (sets.bad_contains(r, uint32_t(joined)) || sets.bad_contains(uint32_t(joined), r))
+        continue;
       sets.parent[r] = uint32_t(joined);
       sets.bad[joined].insert(sets.bad[r].begin(), sets.bad[r].end());
     }

@@ -36,9 +36,9 @@ struct Candidate {
 };
 
 struct Partition {
-  std::vector<Region> regions;           // ordered by first node
-  std::vector<int> region_of;            // per node: index into regions, -1 on reference
-  std::vector<std::string> ref_reason;   // per node on reference: "onednn: ...; xnnpack: ..."
+  std::vector<Region> regions;          // ordered by first node
+  std::vector<int> region_of;           // per node: index into regions, -1 on reference
+  std::vector<std::string> ref_reason;  // per node on reference: "onednn: ...; xnnpack: ..."
 };
 
 Partition partition_graph(const Graph& graph, const std::vector<Candidate>& candidates);

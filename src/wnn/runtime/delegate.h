@@ -78,6 +78,16 @@ const Delegate* find_delegate(std::string_view name);
 // Throws on an unknown name, listing the known ones.
 std::vector<const Delegate*> delegates_for_backend(std::string_view backend);
 
+// The end padding a pooling library that rounds down needs to produce `out`: the declared one
+// when floor rounding gives `out` (it may leave input rows unread), else the larger one that
+// ceil rounding or explicit output sizes imply. Both exclude padding from the result.
+inline int64_t pool_end_padding(int64_t in, int64_t out, int64_t effective, int64_t begin,
+                                int64_t end, int64_t stride) {
+  const int64_t span = in + begin + end - effective;
+  if (span >= 0 && span / stride + 1 == out) return end;
+  return (out - 1) * stride + effective - in - begin;
+}
+
 // Common reasons, so refusals read the same across delegates.
 namespace reasons {
 std::string dtype(const Graph& g, const Node& n, OperandId id);  // "dtype float16 of 'x' ..."

@@ -22,9 +22,8 @@ ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOp
   }
   std::vector<passes::Candidate> candidates;
   for (const Delegate* d : delegates) {
-    candidates.push_back({std::string(d->name()), [d](const Graph& g, const Node& n) {
-                            return d->supports(g, n);
-                          }});
+    candidates.push_back(
+        {std::string(d->name()), [d](const Graph& g, const Node& n) { return d->supports(g, n); }});
   }
   plan.partition = passes::partition_graph(*plan.graph, candidates);
   if (delegates.empty()) {

@@ -17,8 +17,8 @@ namespace wnn::runtime {
 struct SessionOptions {
   std::string backend = "auto";  // "ref", "auto" (every delegate by preference) or one delegate
   int threads = 1;
-  bool fold = true;             // fold parameter-only subgraphs before partitioning
-  bool warn_fallback = true;    // print the one-line fallback warning on stderr
+  bool fold = true;           // fold parameter-only subgraphs before partitioning
+  bool warn_fallback = true;  // print the one-line fallback warning on stderr
 };
 
 // One unit of execution: a node on the reference kernels or a delegate region.

@@ -36,9 +36,9 @@ TEST(FoldConstants, WeightNormFilterBecomesOneConstant) {
   const std::vector<float> v = {3, -4, 0, 0, 1, 2, -2, 4};
   const auto vc = b.constant("v", f32_tensor({2, 2, 1, 2}, v));
   const auto gc = b.constant("g", f32_tensor({2, 1, 1, 1}, {2.0f, -0.5f}));
-  const auto norm = b.add1(OpKind::kReduceL2, {vc},
-                           {{"axes", std::vector<int64_t>{1, 2, 3}}, {"keepDimensions", true}},
-                           "norm");
+  const auto norm =
+      b.add1(OpKind::kReduceL2, {vc},
+             {{"axes", std::vector<int64_t>{1, 2, 3}}, {"keepDimensions", true}}, "norm");
   const auto w = b.add1(OpKind::kMul, {gc, b.add1(OpKind::kDiv, {vc, norm}, {}, "unit")}, {}, "w");
   b.output(b.add1(OpKind::kConv2d, {x, w}, {}, "y"));
 
@@ -70,10 +70,11 @@ TEST(FoldConstants, QuantizeAndDequantizeNodesAreNeverFolded) {
   const auto zc = b.constant("wz", zp);
   const auto wdq = b.add1(OpKind::kDequantizeLinear, {wqc, sc, zc}, {}, "w");
   // A transpose of the dequantized weight is not all-constant after DQ stays, so it stays too.
-  const auto wt = b.add1(OpKind::kTranspose, {wdq}, {{"permutation", std::vector<int64_t>{0, 1, 3, 2}}},
-                         "wt");
+  const auto wt =
+      b.add1(OpKind::kTranspose, {wdq}, {{"permutation", std::vector<int64_t>{0, 1, 3, 2}}}, "wt");
   // A foldable chain beside it: neg of a constant bias.
-  const auto bias = b.add1(OpKind::kNeg, {b.constant("b0", f32_tensor({2}, {1.5f, -2.0f}))}, {}, "b");
+  const auto bias =
+      b.add1(OpKind::kNeg, {b.constant("b0", f32_tensor({2}, {1.5f, -2.0f}))}, {}, "b");
   b.output(b.add1(OpKind::kConv2d, {x, wt}, {{"bias", bias}}, "y"));
 
   auto qdq = [](const Graph& graph) {

@@ -48,8 +48,8 @@ TEST(Partition, MergesBranchesThatRejoinInsideTheRegion) {
   const auto l = f.b.add1(OpKind::kNeg, {a}, {}, "l");
   const auto r = f.b.add1(OpKind::kAbs, {a}, {}, "r");
   f.b.output(f.b.add1(OpKind::kAdd, {l, r}, {}, "y"));
-  const auto p = partition_graph(
-      f.g, {fake("d", {OpKind::kRelu, OpKind::kNeg, OpKind::kAbs, OpKind::kAdd})});
+  const auto p =
+      partition_graph(f.g, {fake("d", {OpKind::kRelu, OpKind::kNeg, OpKind::kAbs, OpKind::kAdd})});
   ASSERT_EQ(p.regions.size(), 1u);
   EXPECT_EQ(nodes_of(p, 0), (std::vector<uint32_t>{0, 1, 2, 3}));
   EXPECT_EQ(p.regions[0].inputs, std::vector<OperandId>{f.x});
@@ -58,15 +58,14 @@ TEST(Partition, MergesBranchesThatRejoinInsideTheRegion) {
 
 TEST(Partition, MultiOutputNodeExposesOnlyOutputsReadOutside) {
   Fixture f;
-  const auto parts = f.b.add(OpKind::kSplit, {f.x, int64_t(3)}, {{"axis", int64_t(1)}},
-                             {"p0", "p1", "p2"});
+  const auto parts =
+      f.b.add(OpKind::kSplit, {f.x, int64_t(3)}, {{"axis", int64_t(1)}}, {"p0", "p1", "p2"});
   const auto r0 = f.b.add1(OpKind::kRelu, {parts[0]}, {}, "r0");
   const auto s1 = f.b.add1(OpKind::kSigmoid, {parts[1]}, {}, "s1");  // unsupported
   const auto r2 = f.b.add1(OpKind::kRelu, {parts[2]}, {}, "r2");
   f.b.output(f.b.add1(OpKind::kAdd, {r0, r2}, {}, "y"));
   f.b.output(s1);
-  const auto p = partition_graph(
-      f.g, {fake("d", {OpKind::kSplit, OpKind::kRelu, OpKind::kAdd})});
+  const auto p = partition_graph(f.g, {fake("d", {OpKind::kSplit, OpKind::kRelu, OpKind::kAdd})});
   ASSERT_EQ(p.regions.size(), 1u);
   EXPECT_EQ(nodes_of(p, 0), (std::vector<uint32_t>{0, 1, 3, 4}));
   // parts[1] feeds the reference node; the add's result is a graph output.

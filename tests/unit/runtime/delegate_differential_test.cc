@@ -74,11 +74,12 @@ std::vector<Case> cases() {
                 }};
   };
   c.push_back(conv("conv2d_nchw_oihw", {1, 3, 7, 6}, {4, 3, 3, 3}, {}, true));
-  c.push_back(conv("conv2d_padded_strided_dilated", {2, 4, 9, 8}, {5, 4, 3, 2},
-                   {{"padding", Ints{1, 2, 0, 1}}, {"strides", Ints{2, 1}}, {"dilations", Ints{2, 3}}}));
-  c.push_back(conv("conv2d_nhwc_ohwi", {1, 6, 5, 3}, {4, 3, 3, 3},
-                   {{"inputLayout", "nhwc"}, {"filterLayout", "ohwi"}, {"padding", Ints{1, 1, 1, 1}}},
-                   true));
+  c.push_back(
+      conv("conv2d_padded_strided_dilated", {2, 4, 9, 8}, {5, 4, 3, 2},
+           {{"padding", Ints{1, 2, 0, 1}}, {"strides", Ints{2, 1}}, {"dilations", Ints{2, 3}}}));
+  c.push_back(conv(
+      "conv2d_nhwc_ohwi", {1, 6, 5, 3}, {4, 3, 3, 3},
+      {{"inputLayout", "nhwc"}, {"filterLayout", "ohwi"}, {"padding", Ints{1, 1, 1, 1}}}, true));
   c.push_back(conv("conv2d_nhwc_hwio", {1, 5, 5, 4}, {2, 2, 4, 6},
                    {{"inputLayout", "nhwc"}, {"filterLayout", "hwio"}}));
   c.push_back(conv("conv2d_grouped_ihwo", {1, 6, 5, 5}, {3, 3, 3, 4},
@@ -86,18 +87,22 @@ std::vector<Case> cases() {
   c.push_back(conv("conv2d_depthwise", {1, 8, 6, 7}, {8, 1, 3, 3},
                    {{"groups", int64_t(8)}, {"padding", Ints{1, 1, 1, 1}}}, true));
   c.push_back(conv("conv2d_depthwise_nhwc_hwio", {1, 6, 7, 8}, {3, 3, 1, 8},
-                   {{"groups", int64_t(8)}, {"inputLayout", "nhwc"}, {"filterLayout", "hwio"},
+                   {{"groups", int64_t(8)},
+                    {"inputLayout", "nhwc"},
+                    {"filterLayout", "hwio"},
                     {"strides", Ints{2, 2}}}));
   auto deconv = [](std::string name, Shape in, Shape filter, Named opts) {
-    return Case{name, [=](CaseBuilder& k) {
-                  return k.b().add1(OpKind::kConvTranspose2d, {k.input(in), k.constant(filter)}, opts);
-                }};
+    return Case{
+        name, [=](CaseBuilder& k) {
+          return k.b().add1(OpKind::kConvTranspose2d, {k.input(in), k.constant(filter)}, opts);
+        }};
   };
   c.push_back(deconv("convTranspose2d_iohw", {1, 3, 4, 5}, {3, 2, 3, 3}, {}));
-  c.push_back(deconv("convTranspose2d_strided_padded", {1, 4, 3, 3}, {4, 3, 3, 2},
-                     {{"strides", Ints{2, 3}}, {"padding", Ints{1, 0, 0, 1}},
-                      {"outputPadding", Ints{1, 0}}}));
-  c.push_back(deconv("convTranspose2d_grouped", {1, 4, 3, 3}, {4, 3, 2, 2}, {{"groups", int64_t(2)}}));
+  c.push_back(deconv(
+      "convTranspose2d_strided_padded", {1, 4, 3, 3}, {4, 3, 3, 2},
+      {{"strides", Ints{2, 3}}, {"padding", Ints{1, 0, 0, 1}}, {"outputPadding", Ints{1, 0}}}));
+  c.push_back(
+      deconv("convTranspose2d_grouped", {1, 4, 3, 3}, {4, 3, 2, 2}, {{"groups", int64_t(2)}}));
   c.push_back(deconv("convTranspose2d_nhwc_hwoi", {1, 3, 4, 2}, {2, 2, 5, 2},
                      {{"inputLayout", "nhwc"}, {"filterLayout", "hwoi"}, {"strides", Ints{2, 2}}}));
   auto gemm = [](std::string name, Shape a, Shape b, Named opts, bool const_b, Shape cshape = {}) {
@@ -131,10 +136,13 @@ std::vector<Case> cases() {
   for (OpKind op : {OpKind::kAveragePool2d, OpKind::kMaxPool2d}) {
     const std::string p = std::string(op_name(op));
     c.push_back(pool(p + "_padded_ceil", op, {1, 3, 7, 8},
-                     {{"windowDimensions", Ints{3, 3}}, {"strides", Ints{2, 2}},
-                      {"padding", Ints{1, 1, 1, 0}}, {"outputShapeRounding", "ceil"}}));
-    c.push_back(pool(p + "_nhwc_dilated", op, {2, 9, 8, 3},
-                     {{"windowDimensions", Ints{2, 3}}, {"dilations", Ints{2, 1}}, {"layout", "nhwc"}}));
+                     {{"windowDimensions", Ints{3, 3}},
+                      {"strides", Ints{2, 2}},
+                      {"padding", Ints{1, 1, 1, 0}},
+                      {"outputShapeRounding", "ceil"}}));
+    c.push_back(
+        pool(p + "_nhwc_dilated", op, {2, 9, 8, 3},
+             {{"windowDimensions", Ints{2, 3}}, {"dilations", Ints{2, 1}}, {"layout", "nhwc"}}));
     c.push_back(pool(p + "_global", op, {1, 5, 4, 6}, {}));
   }
   auto unary = [](OpKind op, Named opts = {}) {
@@ -153,7 +161,8 @@ std::vector<Case> cases() {
   c.push_back({"sqrt_and_log_of_positive", [](CaseBuilder& k) {
                  const auto x = k.b().add1(OpKind::kAbs, {k.input({4, 3})});
                  const auto one = k.b().add1(OpKind::kAdd, {x, k.constant({3})});
-                 return k.b().add1(OpKind::kLog, {k.b().add1(OpKind::kSqrt, {k.b().add1(OpKind::kAbs, {one})})});
+                 return k.b().add1(OpKind::kLog,
+                                   {k.b().add1(OpKind::kSqrt, {k.b().add1(OpKind::kAbs, {one})})});
                }});
   for (OpKind op : {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kMax, OpKind::kMin}) {
     c.push_back({std::string(op_name(op)) + "_broadcast_second", [op](CaseBuilder& k) {
@@ -172,13 +181,38 @@ std::vector<Case> cases() {
                    return k.b().add1(OpKind::kSoftmax, {k.input({3, 4, 5}), axis});
                  }});
   }
+  c.push_back({"reshape_after_tanh", [](CaseBuilder& k) {
+                 const auto t = k.b().add1(OpKind::kTanh, {k.input({2, 3, 4})});
+                 return k.b().add1(OpKind::kReshape, {t, Ints{4, 6}});
+               }});
+  c.push_back({"transpose_4d", [](CaseBuilder& k) {
+                 return k.b().add1(OpKind::kTranspose, {k.input({2, 3, 4, 5})},
+                                   {{"permutation", Ints{2, 0, 3, 1}}});
+               }});
+  c.push_back({"transpose_default_reverses", [](CaseBuilder& k) {
+                 return k.b().add1(OpKind::kTranspose, {k.input({3, 1, 5})});
+               }});
+  c.push_back({"concat_axis1_with_constant", [](CaseBuilder& k) {
+                 std::vector<OperandId> parts = {k.input({2, 3, 4}), k.constant({2, 1, 4}),
+                                                 k.input({2, 5, 4})};
+                 return k.b().add1(OpKind::kConcat, {RawValue(parts), int64_t(1)});
+               }});
+  c.push_back(
+      {"nchw_conv_then_flatten_gemm", [](CaseBuilder& k) {
+         const auto y =
+             k.b().add1(OpKind::kConv2d, {k.input({1, 3, 6, 6}), k.constant({4, 3, 3, 3})});
+         const auto p = k.b().add1(OpKind::kAveragePool2d, {k.b().add1(OpKind::kRelu, {y})});
+         const auto f = k.b().add1(OpKind::kReshape, {p, Ints{1, 4}});
+         return k.b().add1(OpKind::kGemm, {f, k.constant({4, 7})}, {{"c", k.constant({7})}});
+       }});
   c.push_back({"conv_relu_pool_chain_stays_in_one_region", [](CaseBuilder& k) {
-                 const auto y = k.b().add1(OpKind::kConv2d, {k.input({1, 8, 9, 9}), k.constant({16, 8, 3, 3})},
-                                           {{"bias", k.constant({16})}});
+                 const auto y =
+                     k.b().add1(OpKind::kConv2d, {k.input({1, 8, 9, 9}), k.constant({16, 8, 3, 3})},
+                                {{"bias", k.constant({16})}});
                  const auto r = k.b().add1(OpKind::kRelu, {y});
                  const auto s = k.b().add1(OpKind::kAdd, {r, k.constant({1, 16, 1, 1})});
-                 return k.b().add1(OpKind::kMaxPool2d, {s}, {{"windowDimensions", Ints{2, 2}},
-                                                            {"strides", Ints{2, 2}}});
+                 return k.b().add1(OpKind::kMaxPool2d, {s},
+                                   {{"windowDimensions", Ints{2, 2}}, {"strides", Ints{2, 2}}});
                }});
   return c;
 }
@@ -202,7 +236,8 @@ TEST_P(DelegateDifferential, MatchesReferenceKernels) {
   std::string declined;
   for (size_t n = 0; n < part.region_of.size(); ++n) {
     if (part.region_of[n] < 0) {
-      declined += std::string(op_name(del.graph().nodes()[n].op())) + ": " + part.ref_reason[n] + "\n";
+      declined +=
+          std::string(op_name(del.graph().nodes()[n].op())) + ": " + part.ref_reason[n] + "\n";
     }
   }
   if (part.regions.empty()) GTEST_SKIP() << "declined: " << declined;

@@ -32,7 +32,8 @@ std::shared_ptr<const Graph> weight_norm_conv() {
                            {{"axes", std::vector<int64_t>{1, 2, 3}}, {"keepDimensions", true}});
   const auto w = b.add1(OpKind::kMul, {gain, b.add1(OpKind::kDiv, {v, norm})}, {}, "w");
   b.output(b.add1(OpKind::kConv2d, {x, w},
-                  {{"padding", std::vector<int64_t>{0, 0, 1, 1}}, {"groups", int64_t(2)},
+                  {{"padding", std::vector<int64_t>{0, 0, 1, 1}},
+                   {"groups", int64_t(2)},
                    {"bias", b.constant("bias", seeded({6}, 3))}},
                   "y"));
   return g;

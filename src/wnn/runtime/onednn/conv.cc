@@ -26,10 +26,18 @@ FilterStrides filter_strides(std::span<const int64_t> shape, std::string_view la
   FilterStrides f{};
   for (size_t k = 0; k < 4; ++k) {
     switch (layout[k]) {
-      case 'o': f.o = s[k]; break;
-      case 'i': f.i = s[k]; break;
-      case 'h': f.h = s[k]; break;
-      case 'w': f.w = s[k]; break;
+      case 'o':
+        f.o = s[k];
+        break;
+      case 'i':
+        f.i = s[k];
+        break;
+      case 'h':
+        f.h = s[k];
+        break;
+      case 'w':
+        f.w = s[k];
+        break;
     }
   }
   return f;
@@ -38,14 +46,17 @@ FilterStrides filter_strides(std::span<const int64_t> shape, std::string_view la
 Support conv_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   const OperandId filter = *n.attrs.get_operand("filter");
-  if (!reasons::is_constant(g, filter)) return Support::no(reasons::not_constant(g, filter, "filter"));
+  if (!reasons::is_constant(g, filter))
+    return Support::no(reasons::not_constant(g, filter, "filter"));
   if (n.op() == OpKind::kConvTranspose2d) {
     // oneDNN takes the output size and derives the end padding; a negative one it rejects.
     const auto& a = n.attrs;
-    const auto in = conv_input_geometry(g.desc(*a.get_operand("input")).shape, a.get_enum("inputLayout"));
+    const auto in =
+        conv_input_geometry(g.desc(*a.get_operand("input")).shape, a.get_enum("inputLayout"));
     const auto f = conv_filter_geometry(g.desc(filter).shape, a.get_enum("filterLayout"));
     const auto out = conv_input_geometry(g.desc(n.outputs[0]).shape, a.get_enum("inputLayout"));
-    const auto pad = a.get_ints("padding"), st = a.get_ints("strides"), dil = a.get_ints("dilations");
+    const auto pad = a.get_ints("padding"), st = a.get_ints("strides"),
+               dil = a.get_ints("dilations");
     const int64_t eh = (f.height - 1) * dil[0] + 1, ew = (f.width - 1) * dil[1] + 1;
     const int64_t pr_h = (in.height - 1) * st[0] + eh - pad[0] - out.height;
     const int64_t pr_w = (in.width - 1) * st[1] + ew - pad[2] - out.width;

@@ -23,24 +23,37 @@ struct Eltwise {
 Eltwise eltwise_of(const Node& n) {
   const auto& a = n.attrs;
   switch (n.op()) {
-    case OpKind::kRelu: return {algorithm::eltwise_relu};
-    case OpKind::kLeakyRelu: return {algorithm::eltwise_relu, float(a.get_float("alpha"))};
-    case OpKind::kSigmoid: return {algorithm::eltwise_logistic};
-    case OpKind::kTanh: return {algorithm::eltwise_tanh};
-    case OpKind::kElu: return {algorithm::eltwise_elu, float(a.get_float("alpha"))};
-    case OpKind::kGelu: return {algorithm::eltwise_gelu_erf};
-    case OpKind::kHardSwish: return {algorithm::eltwise_hardswish};
+    case OpKind::kRelu:
+      return {algorithm::eltwise_relu};
+    case OpKind::kLeakyRelu:
+      return {algorithm::eltwise_relu, float(a.get_float("alpha"))};
+    case OpKind::kSigmoid:
+      return {algorithm::eltwise_logistic};
+    case OpKind::kTanh:
+      return {algorithm::eltwise_tanh};
+    case OpKind::kElu:
+      return {algorithm::eltwise_elu, float(a.get_float("alpha"))};
+    case OpKind::kGelu:
+      return {algorithm::eltwise_gelu_erf};
+    case OpKind::kHardSwish:
+      return {algorithm::eltwise_hardswish};
     case OpKind::kClamp:
       return {algorithm::eltwise_clip_v2, float(a.get_float("minValue")),
               float(a.get_float("maxValue"))};
-    case OpKind::kAbs: return {algorithm::eltwise_abs};
-    case OpKind::kSqrt: return {algorithm::eltwise_sqrt};
-    case OpKind::kExp: return {algorithm::eltwise_exp};
-    case OpKind::kLog: return {algorithm::eltwise_log};
-    case OpKind::kNeg: return {algorithm::eltwise_linear, -1.0f, 0.0f};
+    case OpKind::kAbs:
+      return {algorithm::eltwise_abs};
+    case OpKind::kSqrt:
+      return {algorithm::eltwise_sqrt};
+    case OpKind::kExp:
+      return {algorithm::eltwise_exp};
+    case OpKind::kLog:
+      return {algorithm::eltwise_log};
+    case OpKind::kNeg:
+      return {algorithm::eltwise_linear, -1.0f, 0.0f};
     case OpKind::kLinear:
       return {algorithm::eltwise_linear, float(a.get_float("alpha")), float(a.get_float("beta"))};
-    default: break;
+    default:
+      break;
   }
   check_internal(false, "no oneDNN eltwise for {}", op_name(n.op()));
   return {};
@@ -59,19 +72,27 @@ void define_eltwise(RegionBuilder& b, const Node& n) {
 
 Support eltwise_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
-  if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS) return Support::no("rank above oneDNN's 12");
+  if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
+    return Support::no("rank above oneDNN's 12");
   return Support::yes();
 }
 
 algorithm binary_of(OpKind op) {
   switch (op) {
-    case OpKind::kAdd: return algorithm::binary_add;
-    case OpKind::kSub: return algorithm::binary_sub;
-    case OpKind::kMul: return algorithm::binary_mul;
-    case OpKind::kDiv: return algorithm::binary_div;
-    case OpKind::kMax: return algorithm::binary_max;
-    case OpKind::kMin: return algorithm::binary_min;
-    default: break;
+    case OpKind::kAdd:
+      return algorithm::binary_add;
+    case OpKind::kSub:
+      return algorithm::binary_sub;
+    case OpKind::kMul:
+      return algorithm::binary_mul;
+    case OpKind::kDiv:
+      return algorithm::binary_div;
+    case OpKind::kMax:
+      return algorithm::binary_max;
+    case OpKind::kMin:
+      return algorithm::binary_min;
+    default:
+      break;
   }
   check_internal(false, "no oneDNN binary for {}", op_name(op));
   return {};
@@ -136,8 +157,8 @@ void register_elementwise(Table& t) {
                     OpKind::kSqrt, OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear}) {
     t[size_t(op)] = {eltwise_supports, define_eltwise};
   }
-  for (OpKind op : {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kMax,
-                    OpKind::kMin}) {
+  for (OpKind op :
+       {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kMax, OpKind::kMin}) {
     t[size_t(op)] = {binary_supports, define_binary};
   }
   t[size_t(OpKind::kSoftmax)] = {eltwise_supports, define_softmax};

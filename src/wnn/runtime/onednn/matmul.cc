@@ -45,7 +45,7 @@ void define_gemm(RegionBuilder& b, const Node& n) {
   if (c) {
     // c broadcasts to [M, N]: read it as 2-D with its missing leading dims as 1.
     const auto& cs = g.desc(*c).shape;
-    memory::dims cd = cs.size() == 2 ? memory::dims{cs[0], cs[1]}
+    memory::dims cd = cs.size() == 2   ? memory::dims{cs[0], cs[1]}
                       : cs.size() == 1 ? memory::dims{1, cs[0]}
                                        : memory::dims{1, 1};
     c_desc = memory::desc(cd, memory::data_type::f32, memory::format_tag::ab);
@@ -67,7 +67,8 @@ Support matmul_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   const size_t ra = g.desc(*n.attrs.get_operand("a")).shape.size();
   const size_t rb = g.desc(*n.attrs.get_operand("b")).shape.size();
-  if (ra < 2 || rb < 2) return Support::no(fmt::format("rank {} x {}: oneDNN needs matrices", ra, rb));
+  if (ra < 2 || rb < 2)
+    return Support::no(fmt::format("rank {} x {}: oneDNN needs matrices", ra, rb));
   if (std::max(ra, rb) > DNNL_MAX_NDIMS) {
     return Support::no(fmt::format("rank {} above oneDNN's {}", std::max(ra, rb), DNNL_MAX_NDIMS));
   }

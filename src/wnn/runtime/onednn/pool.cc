@@ -28,10 +28,11 @@ PoolGeometry pool_geometry(const Graph& g, const Node& n) {
   const IntList win = a.get_ints("windowDimensions");
   p.kh = win.empty() ? p.in.height : win[0];
   p.kw = win.empty() ? p.in.width : win[1];
-  p.pad = a.get_ints("padding"), p.strides = a.get_ints("strides"), p.dilations = a.get_ints("dilations");
+  p.pad = a.get_ints("padding"), p.strides = a.get_ints("strides"),
+  p.dilations = a.get_ints("dilations");
   const int64_t eh = (p.kh - 1) * p.dilations[0] + 1, ew = (p.kw - 1) * p.dilations[1] + 1;
-  p.end_h = (p.out.height - 1) * p.strides[0] + eh - p.in.height - p.pad[0];
-  p.end_w = (p.out.width - 1) * p.strides[1] + ew - p.in.width - p.pad[2];
+  p.end_h = pool_end_padding(p.in.height, p.out.height, eh, p.pad[0], p.pad[1], p.strides[0]);
+  p.end_w = pool_end_padding(p.in.width, p.out.width, ew, p.pad[2], p.pad[3], p.strides[1]);
   return p;
 }
 
@@ -40,7 +41,8 @@ Support pool_supports(const Graph& g, const Node& n) {
   const PoolGeometry p = pool_geometry(g, n);
   const int64_t eh = (p.kh - 1) * p.dilations[0] + 1, ew = (p.kw - 1) * p.dilations[1] + 1;
   if (p.end_h < 0 || p.end_w < 0) {
-    return Support::no(fmt::format("output size needs negative end padding ({}, {})", p.end_h, p.end_w));
+    return Support::no(
+        fmt::format("output size needs negative end padding ({}, {})", p.end_h, p.end_w));
   }
   if (p.pad[0] >= eh || p.pad[2] >= ew || p.end_h >= eh || p.end_w >= ew) {
     return Support::no("padding not smaller than the window: oneDNN rejects it");

@@ -165,6 +165,7 @@ const Table& table() {
     register_matmul(t);
     register_pool(t);
     register_elementwise(t);
+    register_movement(t);
     return t;
   }();
   return t;

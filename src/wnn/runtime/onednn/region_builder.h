@@ -38,8 +38,7 @@ class RegionBuilder {
   // grouped view of a weight, an NHWC tensor seen with NCHW logical dims).
   dnnl::memory view(OperandId id, const dnnl::memory::desc& as);
   // Reorders `m` to `want`: now if `at_compile_time` (constant data), else as a run step.
-  dnnl::memory convert(const dnnl::memory& m, const dnnl::memory::desc& want,
-                       bool at_compile_time);
+  dnnl::memory convert(const dnnl::memory& m, const dnnl::memory::desc& want, bool at_compile_time);
   bool is_constant(OperandId id) const;
   // Memory over the same bytes as `m` read through `as` (bound at run time when `m` is).
   dnnl::memory alias(const dnnl::memory& m, const dnnl::memory::desc& as);
@@ -56,7 +55,7 @@ class RegionBuilder {
   const Region& region_;
   dnnl::engine engine_;
   dnnl::stream compile_stream_;
-  std::map<uint32_t, dnnl::memory> held_;  // current memory per operand
+  std::map<uint32_t, dnnl::memory> held_;                     // current memory per operand
   std::vector<std::pair<uint32_t, dnnl::memory>> externals_;  // bound to run data
   std::vector<Step> steps_;
 };
@@ -71,6 +70,7 @@ void register_conv(Table& t);
 void register_matmul(Table& t);
 void register_pool(Table& t);
 void register_elementwise(Table& t);
+void register_movement(Table& t);
 
 // Shared support checks.
 Support require_f32(const Graph& g, const Node& n);

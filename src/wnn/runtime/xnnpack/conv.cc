@@ -17,7 +17,8 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 Support conv_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32_rank(g, n); !s.ok) return s;
   const OperandId filter = *n.attrs.get_operand("filter");
-  if (!reasons::is_constant(g, filter)) return Support::no(reasons::not_constant(g, filter, "filter"));
+  if (!reasons::is_constant(g, filter))
+    return Support::no(reasons::not_constant(g, filter, "filter"));
   if (auto bias = n.attrs.get_operand("bias"); bias && !reasons::is_constant(g, *bias)) {
     return Support::no(reasons::not_constant(g, *bias, "bias"));
   }
@@ -39,7 +40,8 @@ std::vector<float> ohwi_filter(const Graph& g, OperandId filter, std::string_vie
   for (int64_t o = 0; o < f.output_channels; ++o)
     for (int64_t h = 0; h < f.height; ++h)
       for (int64_t w = 0; w < f.width; ++w)
-        for (int64_t i = 0; i < f.input_channels; ++i) out[k++] = src[o * so + h * sh + w * sw + i * si];
+        for (int64_t i = 0; i < f.input_channels; ++i)
+          out[k++] = src[o * so + h * sh + w * sw + i * si];
   return out;
 }
 
@@ -50,21 +52,20 @@ void define_conv(SubgraphBuilder& b, const Node& n) {
   const auto f = conv_filter_geometry(g.desc(filter).shape, a.get_enum("filterLayout"));
   const int64_t groups = a.get_int("groups");
   const auto pad = a.get_ints("padding"), st = a.get_ints("strides"), dil = a.get_ints("dilations");
-  const uint32_t w = b.static_value(ohwi_filter(g, filter, a.get_enum("filterLayout")),
-                                    {size_t(f.output_channels), size_t(f.height), size_t(f.width),
-                                     size_t(f.input_channels)});
+  const uint32_t w = b.static_value(
+      ohwi_filter(g, filter, a.get_enum("filterLayout")),
+      {size_t(f.output_channels), size_t(f.height), size_t(f.width), size_t(f.input_channels)});
   const auto bias = a.get_operand("bias");
   const uint32_t x = b.value(input);
   const uint32_t bv = bias ? b.value(*bias) : XNN_INVALID_VALUE_ID;
   const uint32_t y = b.output(n.outputs[0]);
-  check_xnn(xnn_define_convolution_2d(b.subgraph(), uint32_t(pad[0]), uint32_t(pad[3]),
-                                      uint32_t(pad[1]), uint32_t(pad[2]), uint32_t(f.height),
-                                      uint32_t(f.width), uint32_t(st[0]), uint32_t(st[1]),
-                                      uint32_t(dil[0]), uint32_t(dil[1]), uint32_t(groups),
-                                      size_t(f.input_channels),
-                                      size_t(f.output_channels / groups), -kInf, kInf, x, w, bv, y,
-                                      0),
-            "xnn_define_convolution_2d");
+  check_xnn(
+      xnn_define_convolution_2d(b.subgraph(), uint32_t(pad[0]), uint32_t(pad[3]), uint32_t(pad[1]),
+                                uint32_t(pad[2]), uint32_t(f.height), uint32_t(f.width),
+                                uint32_t(st[0]), uint32_t(st[1]), uint32_t(dil[0]),
+                                uint32_t(dil[1]), uint32_t(groups), size_t(f.input_channels),
+                                size_t(f.output_channels / groups), -kInf, kInf, x, w, bv, y, 0),
+      "xnn_define_convolution_2d");
 }
 
 struct Pool {
@@ -81,11 +82,13 @@ Pool pool_of(const Graph& g, const Node& n) {
   const IntList win = a.get_ints("windowDimensions");
   p.kh = win.empty() ? p.in.height : win[0];
   p.kw = win.empty() ? p.in.width : win[1];
-  p.pad = a.get_ints("padding"), p.strides = a.get_ints("strides"), p.dilations = a.get_ints("dilations");
+  p.pad = a.get_ints("padding"), p.strides = a.get_ints("strides"),
+  p.dilations = a.get_ints("dilations");
   // XNNPACK derives the output size with floor rounding: ceil rounding and explicit sizes
   // become extra end padding, which both libraries keep out of the result.
-  p.end_h = (p.out.height - 1) * p.strides[0] + (p.kh - 1) * p.dilations[0] + 1 - p.in.height - p.pad[0];
-  p.end_w = (p.out.width - 1) * p.strides[1] + (p.kw - 1) * p.dilations[1] + 1 - p.in.width - p.pad[2];
+  const int64_t eh = (p.kh - 1) * p.dilations[0] + 1, ew = (p.kw - 1) * p.dilations[1] + 1;
+  p.end_h = pool_end_padding(p.in.height, p.out.height, eh, p.pad[0], p.pad[1], p.strides[0]);
+  p.end_w = pool_end_padding(p.in.width, p.out.width, ew, p.pad[2], p.pad[3], p.strides[1]);
   return p;
 }
 
@@ -103,6 +106,12 @@ Support pool_supports(const Graph& g, const Node& n) {
     return Support::no("dilated average pooling: XNNPACK's has no dilation");
   }
   if (p.end_h < 0 || p.end_w < 0) return Support::no("output size needs negative end padding");
+  if (p.strides[0] > p.kh || p.strides[1] > p.kw) {
+    return Support::no("a stride above the window: XNNPACK pooling rejects it");
+  }
+  if (p.pad[0] >= p.kh || p.pad[2] >= p.kw || p.end_h >= p.kh || p.end_w >= p.kw) {
+    return Support::no("padding not smaller than the window");
+  }
   if ((p.out.height - 1) * p.strides[0] - p.pad[0] >= p.in.height ||
       (p.out.width - 1) * p.strides[1] - p.pad[2] >= p.in.width) {
     return Support::no("a window lies wholly in the padding");

@@ -4,6 +4,7 @@
 // declined on 4-D tensors, which a region may hold channels-last.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 
 #include "wnn/core/error.h"
@@ -17,6 +18,28 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 Support supported(const Graph& g, const Node& n) { return require_f32_rank(g, n); }
 
+// XNNPACK validates these parameters at define time; decide first, with the reason.
+Support unary_supports(const Graph& g, const Node& n) {
+  if (auto s = supported(g, n); !s.ok) return s;
+  const auto& a = n.attrs;
+  if (n.op() == OpKind::kClamp) {
+    const double lo = a.get_float("minValue"), hi = a.get_float("maxValue");
+    if (!(lo < hi)) {
+      return Support::no(fmt::format("clamp to [{}, {}]: XNNPACK needs min < max", lo, hi));
+    }
+  }
+  if (n.op() == OpKind::kElu) {
+    const double alpha = a.get_float("alpha");
+    if (!(alpha > 0) || !std::isnormal(float(alpha))) {
+      return Support::no(fmt::format("elu alpha {}: XNNPACK needs a positive normal alpha", alpha));
+    }
+  }
+  if (n.op() == OpKind::kLeakyRelu && !std::isfinite(float(a.get_float("alpha")))) {
+    return Support::no("leakyRelu alpha not finite");
+  }
+  return Support::yes();
+}
+
 void define_unary(SubgraphBuilder& b, const Node& n) {
   const uint32_t x = b.value(n.inputs[0]);
   const uint32_t y = b.output(n.outputs[0]);
@@ -24,25 +47,48 @@ void define_unary(SubgraphBuilder& b, const Node& n) {
   const auto& a = n.attrs;
   xnn_status st = xnn_status_invalid_parameter;
   switch (n.op()) {
-    case OpKind::kAbs: st = xnn_define_abs(s, x, y, 0); break;
-    case OpKind::kCeil: st = xnn_define_ceiling(s, x, y, 0); break;
-    case OpKind::kFloor: st = xnn_define_floor(s, x, y, 0); break;
-    case OpKind::kRoundEven: st = xnn_define_bankers_rounding(s, x, y, 0); break;
-    case OpKind::kNeg: st = xnn_define_negate(s, x, y, 0); break;
-    case OpKind::kSigmoid: st = xnn_define_sigmoid(s, x, y, 0); break;
-    case OpKind::kSqrt: st = xnn_define_square_root(s, x, y, 0); break;
-    case OpKind::kHardSwish: st = xnn_define_hardswish(s, x, y, 0); break;
-    case OpKind::kRelu: st = xnn_define_clamp(s, 0.0f, kInf, x, y, 0); break;
-    case OpKind::kClamp:
-      st = xnn_define_clamp(s, float(a.get_float("minValue")), float(a.get_float("maxValue")), x,
-                            y, 0);
+    case OpKind::kAbs:
+      st = xnn_define_abs(s, x, y, 0);
       break;
-    case OpKind::kElu: st = xnn_define_elu(s, float(a.get_float("alpha")), x, y, 0); break;
+    case OpKind::kCeil:
+      st = xnn_define_ceiling(s, x, y, 0);
+      break;
+    case OpKind::kFloor:
+      st = xnn_define_floor(s, x, y, 0);
+      break;
+    case OpKind::kRoundEven:
+      st = xnn_define_bankers_rounding(s, x, y, 0);
+      break;
+    case OpKind::kNeg:
+      st = xnn_define_negate(s, x, y, 0);
+      break;
+    case OpKind::kSigmoid:
+      st = xnn_define_sigmoid(s, x, y, 0);
+      break;
+    case OpKind::kSqrt:
+      st = xnn_define_square_root(s, x, y, 0);
+      break;
+    case OpKind::kHardSwish:
+      st = xnn_define_hardswish(s, x, y, 0);
+      break;
+    case OpKind::kRelu:
+      st = xnn_define_clamp(s, 0.0f, kInf, x, y, 0);
+      break;
+    case OpKind::kClamp:
+      st = xnn_define_clamp(s, float(a.get_float("minValue")), float(a.get_float("maxValue")), x, y,
+                            0);
+      break;
+    case OpKind::kElu:
+      st = xnn_define_elu(s, float(a.get_float("alpha")), x, y, 0);
+      break;
     case OpKind::kLeakyRelu:
       st = xnn_define_leaky_relu(s, float(a.get_float("alpha")), x, y, 0);
       break;
-    case OpKind::kSoftmax: st = xnn_define_softmax(s, x, y, 0); break;
-    default: check_internal(false, "no XNNPACK unary for {}", op_name(n.op()));
+    case OpKind::kSoftmax:
+      st = xnn_define_softmax(s, x, y, 0);
+      break;
+    default:
+      check_internal(false, "no XNNPACK unary for {}", op_name(n.op()));
   }
   check_xnn(st, "xnn_define (unary)");
 }
@@ -63,13 +109,26 @@ void define_binary(SubgraphBuilder& b, const Node& n) {
   xnn_subgraph_t s = b.subgraph();
   xnn_status st = xnn_status_invalid_parameter;
   switch (n.op()) {
-    case OpKind::kAdd: st = xnn_define_add2(s, -kInf, kInf, x, z, y, 0); break;
-    case OpKind::kSub: st = xnn_define_subtract(s, -kInf, kInf, x, z, y, 0); break;
-    case OpKind::kMul: st = xnn_define_multiply2(s, -kInf, kInf, x, z, y, 0); break;
-    case OpKind::kDiv: st = xnn_define_divide(s, -kInf, kInf, x, z, y, 0); break;
-    case OpKind::kMax: st = xnn_define_maximum2(s, x, z, y, 0); break;
-    case OpKind::kMin: st = xnn_define_minimum2(s, x, z, y, 0); break;
-    default: check_internal(false, "no XNNPACK binary for {}", op_name(n.op()));
+    case OpKind::kAdd:
+      st = xnn_define_add2(s, -kInf, kInf, x, z, y, 0);
+      break;
+    case OpKind::kSub:
+      st = xnn_define_subtract(s, -kInf, kInf, x, z, y, 0);
+      break;
+    case OpKind::kMul:
+      st = xnn_define_multiply2(s, -kInf, kInf, x, z, y, 0);
+      break;
+    case OpKind::kDiv:
+      st = xnn_define_divide(s, -kInf, kInf, x, z, y, 0);
+      break;
+    case OpKind::kMax:
+      st = xnn_define_maximum2(s, x, z, y, 0);
+      break;
+    case OpKind::kMin:
+      st = xnn_define_minimum2(s, x, z, y, 0);
+      break;
+    default:
+      check_internal(false, "no XNNPACK binary for {}", op_name(n.op()));
   }
   check_xnn(st, "xnn_define (binary)");
 }
@@ -114,8 +173,8 @@ void define_reshape(SubgraphBuilder& b, const Node& n) {
 Support pad_supports(const Graph& g, const Node& n) {
   if (auto s = supported(g, n); !s.ok) return s;
   if (n.attrs.get_enum("mode") != "constant") {
-    return Support::no(fmt::format("pad mode '{}': XNNPACK pads with a constant only",
-                                   n.attrs.get_enum("mode")));
+    return Support::no(
+        fmt::format("pad mode '{}': XNNPACK pads with a constant only", n.attrs.get_enum("mode")));
   }
   if (g.desc(n.inputs[0]).shape.size() == 4) {
     return Support::no("a 4-D pad: the region may hold 4-D values channels-last");
@@ -139,11 +198,11 @@ void register_elementwise(Table& t) {
   for (OpKind op : {OpKind::kAbs, OpKind::kCeil, OpKind::kFloor, OpKind::kRoundEven, OpKind::kNeg,
                     OpKind::kSigmoid, OpKind::kSqrt, OpKind::kHardSwish, OpKind::kRelu,
                     OpKind::kClamp, OpKind::kElu, OpKind::kLeakyRelu}) {
-    t[size_t(op)] = {supported, define_unary};
+    t[size_t(op)] = {unary_supports, define_unary};
   }
   t[size_t(OpKind::kSoftmax)] = {softmax_supports, define_unary};
-  for (OpKind op : {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kMax,
-                    OpKind::kMin}) {
+  for (OpKind op :
+       {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kMax, OpKind::kMin}) {
     t[size_t(op)] = {binary_supports, define_binary};
   }
   t[size_t(OpKind::kPrelu)] = {prelu_supports, nullptr};

@@ -20,7 +20,8 @@ Support fc_supports(const Graph& g, const Node& n) {
     return Support::no("only 2-D operands: XNNPACK has no batched matmul");
   }
   if (!reasons::is_constant(g, B)) {
-    return Support::no(reasons::not_constant(g, B, "b") + "; XNNPACK's fully connected needs a static filter");
+    return Support::no(reasons::not_constant(g, B, "b") +
+                       "; XNNPACK's fully connected needs a static filter");
   }
   if (n.op() == OpKind::kGemm) {
     if (a.get_bool("aTranspose")) return Support::no("aTranspose: XNNPACK reads a as [M, K]");

@@ -46,7 +46,7 @@ class XnnpackRegion final : public CompiledRegion {
   struct Boundary {
     uint32_t operand, value;
     bool input;
-    std::array<int64_t, 4> nchw;           // when staged
+    std::array<int64_t, 4> nchw;                  // when staged
     std::unique_ptr<std::vector<float>> staging;  // channels-last copy, or null
   };
   XnnpackRegion(std::unique_ptr<pthreadpool, PoolDeleter> pool,
@@ -208,8 +208,8 @@ uint32_t SubgraphBuilder::output(OperandId id) {
   const bool boundary =
       std::find(region_.outputs.begin(), region_.outputs.end(), id) != region_.outputs.end();
   uint32_t v = 0;
-  check_xnn(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(),
-                                    nullptr, boundary ? next_external_++ : XNN_INVALID_VALUE_ID,
+  check_xnn(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), nullptr,
+                                    boundary ? next_external_++ : XNN_INVALID_VALUE_ID,
                                     boundary ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : 0, &v),
             "xnn_define_tensor_value (output)");
   if (boundary) boundaries_.push_back({id.index, v, false, permuted(id)});
@@ -218,8 +218,8 @@ uint32_t SubgraphBuilder::output(OperandId id) {
 }
 
 std::unique_ptr<CompiledRegion> SubgraphBuilder::finish(int threads) {
-  std::unique_ptr<pthreadpool, PoolDeleter> pool(
-      threads > 1 ? pthreadpool_create(size_t(threads)) : nullptr);
+  std::unique_ptr<pthreadpool, PoolDeleter> pool(threads > 1 ? pthreadpool_create(size_t(threads))
+                                                             : nullptr);
   xnn_runtime_t rt = nullptr;
   check_xnn(xnn_create_runtime_v2(subgraph_, pool.get(), 0, &rt), "xnn_create_runtime_v2");
   std::unique_ptr<xnn_runtime, RuntimeDeleter> runtime(rt);
@@ -229,7 +229,8 @@ std::unique_ptr<CompiledRegion> SubgraphBuilder::finish(int threads) {
     if (b.permuted) {
       const OperandId id{b.operand};
       rb.nchw = as_nchw(graph_.desc(id).shape);
-      rb.staging = std::make_unique<std::vector<float>>(size_t(element_count(graph_.desc(id).shape)));
+      rb.staging =
+          std::make_unique<std::vector<float>>(size_t(element_count(graph_.desc(id).shape)));
     }
     bounds.push_back(std::move(rb));
   }
@@ -242,8 +243,9 @@ Support require_f32_rank(const Graph& g, const Node& n) {
     for (OperandId id : ids) {
       if (g.desc(id).dtype != DataType::kFloat32) return Support::no(reasons::dtype(g, n, id));
       if (g.desc(id).shape.size() > XNN_MAX_TENSOR_DIMS) {
-        return Support::no(fmt::format("rank {} of '{}' above XNNPACK's {}", g.desc(id).shape.size(),
-                                       g.name_of(id), XNN_MAX_TENSOR_DIMS));
+        return Support::no(fmt::format("rank {} of '{}' above XNNPACK's {}",
+                                       g.desc(id).shape.size(), g.name_of(id),
+                                       XNN_MAX_TENSOR_DIMS));
       }
     }
   }
