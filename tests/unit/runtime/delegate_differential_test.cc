@@ -181,6 +181,66 @@ std::vector<Case> cases() {
                    return k.b().add1(OpKind::kSoftmax, {k.input({3, 4, 5}), axis});
                  }});
   }
+  c.push_back({"batchNormalization_scale_bias", [](CaseBuilder& k) {
+                 const auto x = k.input({2, 3, 4, 5});
+                 // variance must be positive: |v| + 0.1
+                 const auto var = k.b().add1(
+                     OpKind::kAdd, {k.b().add1(OpKind::kAbs, {k.input({3})}), k.constant({3})});
+                 return k.b().add1(
+                     OpKind::kBatchNormalization,
+                     {x, k.constant({3}), k.b().add1(OpKind::kAbs, {var})},
+                     {{"scale", k.constant({3})}, {"bias", k.constant({3})}, {"epsilon", 0.01}});
+               }});
+  c.push_back(
+      {"batchNormalization_2d_no_scale", [](CaseBuilder& k) {
+         const auto var = k.b().add1(OpKind::kClamp, {k.input({4})}, {{"minValue", 0.2}});
+         return k.b().add1(OpKind::kBatchNormalization, {k.input({3, 4}), k.input({4}), var});
+       }});
+  c.push_back({"batchNormalization_axis3_declined", [](CaseBuilder& k) {
+                 const auto var = k.b().add1(OpKind::kClamp, {k.input({4})}, {{"minValue", 0.2}});
+                 return k.b().add1(OpKind::kBatchNormalization,
+                                   {k.input({2, 2, 3, 4}), k.input({4}), var},
+                                   {{"axis", int64_t(3)}});
+               }});
+  c.push_back({"layerNormalization_default_axes", [](CaseBuilder& k) {
+                 return k.b().add1(OpKind::kLayerNormalization, {k.input({2, 3, 4})},
+                                   {{"scale", k.constant({3, 4})}, {"bias", k.constant({3, 4})}});
+               }});
+  c.push_back({"layerNormalization_last_axis", [](CaseBuilder& k) {
+                 return k.b().add1(
+                     OpKind::kLayerNormalization, {k.input({5, 7})},
+                     {{"axes", Ints{1}}, {"epsilon", 0.001}, {"bias", k.constant({7})}});
+               }});
+  c.push_back(
+      {"layerNormalization_middle_axis_declined", [](CaseBuilder& k) {
+         return k.b().add1(OpKind::kLayerNormalization, {k.input({2, 3, 4})}, {{"axes", Ints{1}}});
+       }});
+  for (OpKind op :
+       {OpKind::kReduceSum, OpKind::kReduceMean, OpKind::kReduceMax, OpKind::kReduceMin,
+        OpKind::kReduceProduct, OpKind::kReduceL1, OpKind::kReduceL2, OpKind::kReduceSumSquare}) {
+    const std::string name(op_name(op));
+    c.push_back({name + "_axes_0_2", [op](CaseBuilder& k) {
+                   return k.b().add1(op, {k.input({3, 4, 5})}, {{"axes", Ints{0, 2}}});
+                 }});
+    c.push_back({name + "_last_keep", [op](CaseBuilder& k) {
+                   return k.b().add1(op, {k.input({2, 3, 6})},
+                                     {{"axes", Ints{2}}, {"keepDimensions", true}});
+                 }});
+    c.push_back({name + "_all", [op](CaseBuilder& k) {
+                   return k.b().add1(op, {k.input({4, 5})});
+                 }});
+  }
+  c.push_back({"prelu_channel_slope_after_nchw_conv", [](CaseBuilder& k) {
+                 const auto y =
+                     k.b().add1(OpKind::kConv2d, {k.input({1, 3, 5, 5}), k.constant({4, 3, 1, 1})});
+                 return k.b().add1(OpKind::kPrelu, {y, k.constant({4, 1, 1})});
+               }});
+  c.push_back({"prelu_last_axis_slope", [](CaseBuilder& k) {
+                 return k.b().add1(OpKind::kPrelu, {k.input({2, 3, 5}), k.constant({5})});
+               }});
+  c.push_back({"prelu_runtime_slope_declined", [](CaseBuilder& k) {
+                 return k.b().add1(OpKind::kPrelu, {k.input({2, 5}), k.input({5})});
+               }});
   c.push_back({"reshape_after_tanh", [](CaseBuilder& k) {
                  const auto t = k.b().add1(OpKind::kTanh, {k.input({2, 3, 4})});
                  return k.b().add1(OpKind::kReshape, {t, Ints{4, 6}});

@@ -166,6 +166,8 @@ const Table& table() {
     register_pool(t);
     register_elementwise(t);
     register_movement(t);
+    register_normalization(t);
+    register_reduce(t);
     return t;
   }();
   return t;

@@ -71,6 +71,8 @@ void register_matmul(Table& t);
 void register_pool(Table& t);
 void register_elementwise(Table& t);
 void register_movement(Table& t);
+void register_normalization(Table& t);
+void register_reduce(Table& t);
 
 // Shared support checks.
 Support require_f32(const Graph& g, const Node& n);

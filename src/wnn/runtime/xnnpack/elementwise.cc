@@ -1,7 +1,7 @@
 // Elementwise ops on XNNPACK: binary arithmetic with broadcasting, the clamp and relu family,
-// sigmoid, hardSwish, elu, leakyRelu, prelu with a constant slope, rounding, softmax on the
-// last axis, constant pad and reshape. Layout-sensitive ones (softmax, pad, reshape) are
-// declined on 4-D tensors, which a region may hold channels-last.
+// sigmoid, hardSwish, elu, leakyRelu, prelu with a constant slope (as clamps, mul and add),
+// rounding, softmax on the last axis, constant pad and reshape. Layout-sensitive ones (softmax,
+// pad, reshape) are declined on 4-D tensors, which a region may hold channels-last.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -151,7 +151,25 @@ Support prelu_supports(const Graph& g, const Node& n) {
     return Support::no(reasons::not_constant(g, slope, "slope") +
                        "; this XNNPACK crashes on a non-static PReLU slope");
   }
-  return Support::no("prelu is not lowered yet (slope layout per channel)");
+  if (g.desc(slope).shape.size() > 4 && g.desc(n.outputs[0]).shape.size() == 4) {
+    return Support::no("slope rank above the output's");
+  }
+  return Support::yes();
+}
+
+// prelu(x, slope) = max(x, 0) + slope * min(x, 0): XNNPACK's PReLU node takes only a [C] slope
+// on the last axis, while WebNN's slope broadcasts in any shape; this form takes any.
+void define_prelu(SubgraphBuilder& b, const Node& n) {
+  const uint32_t x = b.value(n.inputs[0]), slope = b.value(n.inputs[1]);
+  const auto dims = b.held_dims(n.outputs[0]);
+  const uint32_t pos = b.temporary(dims), neg = b.temporary(dims), scaled = b.temporary(dims);
+  const uint32_t y = b.output(n.outputs[0]);
+  xnn_subgraph_t s = b.subgraph();
+  check_xnn(xnn_define_clamp(s, 0.0f, kInf, x, pos, 0), "xnn_define_clamp (prelu)");
+  check_xnn(xnn_define_clamp(s, -kInf, 0.0f, x, neg, 0), "xnn_define_clamp (prelu)");
+  check_xnn(xnn_define_multiply2(s, -kInf, kInf, neg, slope, scaled, 0),
+            "xnn_define_multiply2 (prelu)");
+  check_xnn(xnn_define_add2(s, -kInf, kInf, pos, scaled, y, 0), "xnn_define_add2 (prelu)");
 }
 
 Support reshape_supports(const Graph& g, const Node& n) {
@@ -205,7 +223,7 @@ void register_elementwise(Table& t) {
        {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kMax, OpKind::kMin}) {
     t[size_t(op)] = {binary_supports, define_binary};
   }
-  t[size_t(OpKind::kPrelu)] = {prelu_supports, nullptr};
+  t[size_t(OpKind::kPrelu)] = {prelu_supports, define_prelu};
   t[size_t(OpKind::kReshape)] = {reshape_supports, define_reshape};
   t[size_t(OpKind::kPad)] = {pad_supports, define_pad};
 }

@@ -203,6 +203,14 @@ uint32_t SubgraphBuilder::value(OperandId id) {
   return v;
 }
 
+uint32_t SubgraphBuilder::temporary(const std::vector<size_t>& dims) {
+  uint32_t v = 0;
+  check_xnn(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), nullptr,
+                                    XNN_INVALID_VALUE_ID, 0, &v),
+            "xnn_define_tensor_value (temporary)");
+  return v;
+}
+
 uint32_t SubgraphBuilder::output(OperandId id) {
   const auto dims = held_dims(id);
   const bool boundary =

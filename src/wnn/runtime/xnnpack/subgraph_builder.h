@@ -30,6 +30,8 @@ class SubgraphBuilder {
   uint32_t static_value(std::vector<float> data, std::vector<size_t> dims);
   // The dims of `id` as held (permuted to channels-last when it is).
   std::vector<size_t> held_dims(OperandId id) const;
+  // An intermediate value of a multi-node lowering.
+  uint32_t temporary(const std::vector<size_t>& dims);
   // Defines the value of node output `id`.
   uint32_t output(OperandId id);
 
