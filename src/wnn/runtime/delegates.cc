@@ -38,7 +38,8 @@ std::vector<const Delegate*> delegates_for_backend(std::string_view backend) {
 namespace reasons {
 
 std::string dtype(const Graph& g, const Node&, OperandId id) {
-  return fmt::format("data type {} of '{}' (float32 only)", dtype_name(g.desc(id).dtype),
+  // float16 would need checking per library and CPU; this build lowers float32 first.
+  return fmt::format("data type {} of '{}': only float32 is lowered", dtype_name(g.desc(id).dtype),
                      g.name_of(id));
 }
 

@@ -241,6 +241,15 @@ std::vector<Case> cases() {
   c.push_back({"prelu_runtime_slope_declined", [](CaseBuilder& k) {
                  return k.b().add1(OpKind::kPrelu, {k.input({2, 5}), k.input({5})});
                }});
+  // A small reduction feeding another op inside the region: its destination is region memory,
+  // where oneDNN 2.6's vector stores past the end once corrupted the heap.
+  c.push_back({"weight_norm_chain_reduce_div_mul", [](CaseBuilder& k) {
+                 const auto v = k.input({6, 4, 1, 3});
+                 const auto norm = k.b().add1(OpKind::kReduceL2, {v},
+                                              {{"axes", Ints{1, 2, 3}}, {"keepDimensions", true}});
+                 return k.b().add1(OpKind::kMul,
+                                   {k.b().add1(OpKind::kDiv, {v, norm}), k.input({6, 1, 1, 1})});
+               }});
   c.push_back({"reshape_after_tanh", [](CaseBuilder& k) {
                  const auto t = k.b().add1(OpKind::kTanh, {k.input({2, 3, 4})});
                  return k.b().add1(OpKind::kReshape, {t, Ints{4, 6}});

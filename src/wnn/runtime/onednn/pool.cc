@@ -78,7 +78,7 @@ void define_pool(RegionBuilder& b, const Node& n) {
   memory out = b.define_output(n.outputs[0], nhwc ? dst.permute_axes({0, 3, 1, 2}) : dst);
   args[DNNL_ARG_DST] = nhwc ? b.alias(out, dst) : out;
   if (pd.workspace_desc().get_size() > 0) {
-    args[DNNL_ARG_WORKSPACE] = memory(pd.workspace_desc(), b.engine());
+    args[DNNL_ARG_WORKSPACE] = b.allocate(pd.workspace_desc());
   }
   b.add_step(dnnl::pooling_v2_forward(pd), std::move(args));
 }

@@ -20,8 +20,9 @@ dnnl::memory::dims dims_of(std::span<const int64_t> shape) {
 class OnednnRegion final : public CompiledRegion {
  public:
   OnednnRegion(dnnl::engine engine, std::vector<std::pair<uint32_t, dnnl::memory>> externals,
-               std::vector<Step> steps, int threads)
-      : engine_(std::move(engine)),
+               std::vector<Step> steps, std::vector<Buffer> owned, int threads)
+      : owned_(std::move(owned)),
+        engine_(std::move(engine)),
         stream_(engine_),
         externals_(std::move(externals)),
         steps_(std::move(steps)),
@@ -39,6 +40,7 @@ class OnednnRegion final : public CompiledRegion {
   }
 
  private:
+  std::vector<Buffer> owned_;  // intermediate and reordered-constant memory
   dnnl::engine engine_;
   mutable dnnl::stream stream_;
   mutable std::mutex mutex_;
@@ -90,7 +92,7 @@ dnnl::memory::desc RegionBuilder::held_desc(OperandId id) { return held(id).get_
 dnnl::memory RegionBuilder::convert(const dnnl::memory& m, const dnnl::memory::desc& want,
                                     bool at_compile_time) {
   if (m.get_desc() == want) return m;
-  dnnl::memory out(want, engine_);
+  dnnl::memory out = allocate(want);
   dnnl::reorder r(m, out);
   if (at_compile_time) {
     r.execute(compile_stream_, const_cast<dnnl::memory&>(m), out);
@@ -126,9 +128,15 @@ dnnl::memory RegionBuilder::alias(const dnnl::memory& m, const dnnl::memory::des
 dnnl::memory RegionBuilder::define_output(OperandId id, const dnnl::memory::desc& d) {
   const bool boundary =
       std::find(region_.outputs.begin(), region_.outputs.end(), id) != region_.outputs.end();
-  dnnl::memory m = boundary && d == plain_desc(id) ? external(id, d) : dnnl::memory(d, engine_);
+  dnnl::memory m = boundary && d == plain_desc(id) ? external(id, d) : allocate(d);
   held_[id.index] = m;
   return m;
+}
+
+dnnl::memory RegionBuilder::allocate(const dnnl::memory::desc& d) {
+  constexpr size_t kSlack = 256;  // past the widest vector store (AVX-512: 64 bytes) with margin
+  owned_.push_back(Buffer::allocate(d.get_size() + kSlack));
+  return dnnl::memory(d, engine_, owned_.back().mutable_data());
 }
 
 void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args) {
@@ -145,7 +153,8 @@ std::unique_ptr<CompiledRegion> RegionBuilder::finish(int threads) {
     dnnl::memory dst = external(out, plain_desc(out));
     add_step(dnnl::reorder(m, dst), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, dst}});
   }
-  return std::make_unique<OnednnRegion>(engine_, std::move(externals_), std::move(steps_), threads);
+  return std::make_unique<OnednnRegion>(engine_, std::move(externals_), std::move(steps_),
+                                        std::move(owned_), threads);
 }
 
 Support require_f32(const Graph& g, const Node& n) {

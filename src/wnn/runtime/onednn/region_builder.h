@@ -40,6 +40,10 @@ class RegionBuilder {
   // Reorders `m` to `want`: now if `at_compile_time` (constant data), else as a run step.
   dnnl::memory convert(const dnnl::memory& m, const dnnl::memory::desc& want, bool at_compile_time);
   bool is_constant(OperandId id) const;
+  // Region-owned memory for `d`, with slack past its end: oneDNN 2.6's reduction kernels store
+  // whole vectors past the end of a small destination (found by valgrind on a [6,1,1,1]
+  // reduceL2), which corrupts the heap when the memory is exactly sized.
+  dnnl::memory allocate(const dnnl::memory::desc& d);
   // Memory over the same bytes as `m` read through `as` (bound at run time when `m` is).
   dnnl::memory alias(const dnnl::memory& m, const dnnl::memory::desc& as);
   // Memory for result `id` in layout `d`; the region's outputs are reordered to plain at the end.
@@ -58,6 +62,7 @@ class RegionBuilder {
   std::map<uint32_t, dnnl::memory> held_;                     // current memory per operand
   std::vector<std::pair<uint32_t, dnnl::memory>> externals_;  // bound to run data
   std::vector<Step> steps_;
+  std::vector<Buffer> owned_;
 };
 
 // The per-node define step, and the table of lowerings keyed by OpKind.
