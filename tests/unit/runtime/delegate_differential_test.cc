@@ -292,6 +292,11 @@ struct Param {
   Case c;
 };
 
+// Readable test parameters in GoogleTest and CTest output.
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.delegate << ", " << p.threads << " threads, " << p.c.name;
+}
+
 class DelegateDifferential : public ::testing::TestWithParam<Param> {};
 
 TEST_P(DelegateDifferential, MatchesReferenceKernels) {
