@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test demo docs bench fuzz clean format
+.PHONY: all deps build test demo docs bench fuzz clean format python-models-test
 
 all: build
 
@@ -22,9 +22,21 @@ test: build
 demo: build
 	@bash scripts/demo.sh $(BUILD)
 
+# Benchmarks print their numbers; docs/benchmarks.md records them with the command and date.
+bench: build
+	sh bench/parse_bench.sh $(BUILD)/wnn
+	sh bench/weights_info_bench.sh $(BUILD)
+	bash bench/onnx_decode.sh $(BUILD) 300 3
+	sh bench/weight_norm.sh $(BUILD) 2
+	sh bench/thread_pools.sh $(BUILD) 2
+
 # Regenerates the docs tables wnn prints from its own tables.
 docs: build
 	$(BUILD)/wnn ops --markdown > docs/operators.md
+
+# The heavy PyTorch export checks (convnext_tiny, vit_b_16, swin_t); not part of `make test`.
+python-models-test: build
+	cmake --build $(BUILD) --target python-models-test
 
 format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i

@@ -77,29 +77,9 @@ StoredDtype legacy_dtype(const std::string& name, const std::string& what) {
   if (auto st = parse_safetensors_dtype(name)) return *st;
   const auto t = parse_dtype(name);
   check(t.has_value(), "{}: unknown dataType \"{}\"", what, name);
-  switch (*t) {
-    case DataType::kFloat32:
-      return StoredDtype::kF32;
-    case DataType::kFloat16:
-      return StoredDtype::kF16;
-    case DataType::kInt32:
-      return StoredDtype::kI32;
-    case DataType::kUint32:
-      return StoredDtype::kU32;
-    case DataType::kInt64:
-      return StoredDtype::kI64;
-    case DataType::kUint64:
-      return StoredDtype::kU64;
-    case DataType::kInt8:
-      return StoredDtype::kI8;
-    case DataType::kUint8:
-      return StoredDtype::kU8;
-    case DataType::kInt4:
-      return StoredDtype::kI4;
-    case DataType::kUint4:
-      return StoredDtype::kU4;
-  }
-  return StoredDtype::kF32;
+  if (*t == DataType::kInt4) return StoredDtype::kI4;
+  if (*t == DataType::kUint4) return StoredDtype::kU4;
+  return *direct_stored_dtype(*t);
 }
 
 class LegacyWeights : public WeightsSource {

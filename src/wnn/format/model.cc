@@ -87,6 +87,13 @@ void save_model(const Graph& graph, const std::string& graph_path,
   check(tensors.empty() || !weights_path.empty(),
         "the graph has {} weights tensors but no weights path was given", tensors.size());
   const std::string text = ends_with(graph_path, ".json") ? print_json(graph) : print_text(graph);
+  // Output directories are made on demand, as `convert -o DIR` users expect.
+  for (const std::string* p : {&graph_path, &weights_path}) {
+    const auto parent = std::filesystem::path(*p).parent_path();
+    std::error_code ec;
+    if (!p->empty() && !parent.empty()) std::filesystem::create_directories(parent, ec);
+    check(!ec, "cannot create directory '{}': {}", parent.string(), ec.message());
+  }
   if (!tensors.empty()) write_safetensors(weights_path, tensors);
   write_file_atomic(graph_path, text);
 }

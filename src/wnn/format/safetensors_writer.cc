@@ -33,28 +33,9 @@ struct Planned {
   uint64_t begin = 0;
 };
 
+// int4/uint4 are written packed, two per byte, as U8.
 StoredDtype stored_dtype_for(DataType t) {
-  switch (t) {
-    case DataType::kFloat32:
-      return StoredDtype::kF32;
-    case DataType::kFloat16:
-      return StoredDtype::kF16;
-    case DataType::kInt32:
-      return StoredDtype::kI32;
-    case DataType::kUint32:
-      return StoredDtype::kU32;
-    case DataType::kInt64:
-      return StoredDtype::kI64;
-    case DataType::kUint64:
-      return StoredDtype::kU64;
-    case DataType::kInt8:
-      return StoredDtype::kI8;
-    case DataType::kUint8:
-    case DataType::kInt4:
-    case DataType::kUint4:
-      return StoredDtype::kU8;
-  }
-  return StoredDtype::kU8;
+  return direct_stored_dtype(t).value_or(StoredDtype::kU8);
 }
 
 bool is_4bit(DataType t) { return t == DataType::kInt4 || t == DataType::kUint4; }

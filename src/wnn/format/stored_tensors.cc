@@ -33,7 +33,8 @@ constexpr std::array<StoredDtypeInfo, 12> kStoredDtypes = {{
 
 const StoredDtypeInfo& info(StoredDtype d) { return kStoredDtypes[size_t(d)]; }
 
-// The stored dtype that holds `t` unchanged in memory form (int4/uint4 have none).
+}  // namespace
+
 std::optional<StoredDtype> direct_stored_dtype(DataType t) {
   switch (t) {
     case DataType::kFloat32:
@@ -58,6 +59,8 @@ std::optional<StoredDtype> direct_stored_dtype(DataType t) {
   }
   return std::nullopt;
 }
+
+namespace {
 
 Buffer widen_bf16(const Buffer& bytes, size_t elements) {
   Buffer out = Buffer::allocate(elements * sizeof(float));

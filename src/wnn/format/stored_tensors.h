@@ -34,6 +34,9 @@ std::optional<StoredDtype> parse_safetensors_dtype(std::string_view s);
 std::string_view safetensors_dtype_name(StoredDtype d);
 // Bytes per element as stored; 0 for the packed 4-bit kinds.
 size_t stored_dtype_size(StoredDtype d);
+// The stored dtype that holds `t` unchanged in memory form; nullopt for int4/uint4, which are
+// stored packed (as U8 in Safetensors, as I4/U4 in legacy files).
+std::optional<StoredDtype> direct_stored_dtype(DataType t);
 
 struct StoredEntry {
   StoredTensor tensor;

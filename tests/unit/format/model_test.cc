@@ -97,5 +97,46 @@ TEST_F(ModelTest, SaveRefusesUnloadedWeights) {
   EXPECT_FALSE(std::filesystem::exists(path("w.webnn")));
 }
 
+// A file in rustnn's style: int4 weights packed two per byte in a U8 tensor, low nibble first,
+// with the packed4 marker in __metadata__, and keys rustnn rewrote ('.' -> '_').
+TEST_F(ModelTest, LoadsRustnnPackedInt4WeightsAndSavesThemPacked) {
+  const std::string header = R"({"__metadata__":{"rustnn.webnn.packed4":"1"},)"
+                             R"("layer_qw":{"dtype":"U8","shape":[3],"data_offsets":[0,3]},)"
+                             R"("layer_scale":{"dtype":"F32","shape":[1],"data_offsets":[3,7]}})";
+  std::string file(8, '\0');
+  const uint64_t n = header.size();
+  std::memcpy(file.data(), &n, 8);
+  file += header;
+  // Elements -8, 7, -1, 0, 5 -> nibbles 8,7 | f,0 | 5 -> bytes 0x78, 0x0f, 0x05.
+  file += std::string("\x78\x0f\x05", 3);
+  const float scale = 0.5f;
+  file.append(reinterpret_cast<const char*>(&scale), 4);
+  write_file_atomic(path("model.safetensors"), file);
+  write_file_atomic(path("q.webnn"), R"(webnn_graph "q" v1 {
+  consts {
+    layer.qw: i4[5];
+    layer.scale: f32[1];
+    zero: i4[1] @scalar(0);
+  }
+  nodes { y = dequantizeLinear(layer.qw, layer.scale, zero); }
+  outputs { y; }
+}
+)");
+  const Model m = load_model(path("q.webnn"));
+  EXPECT_EQ(m.weights_path, path("model.safetensors"));
+  const auto* q = m.graph.constant_of(*m.graph.find("layer.qw"));
+  ASSERT_NE(q, nullptr);
+  const auto* v = reinterpret_cast<const int8_t*>(q->data.data());
+  EXPECT_EQ(std::vector<int8_t>(v, v + 5), (std::vector<int8_t>{-8, 7, -1, 0, 5}));
+  // Saved and reloaded, the weights stay packed and the graph prints the same.
+  save_model(m.graph, path("out/q.webnn"), path("out/q.safetensors"));
+  const Model again = load_model(path("out/q.webnn"));
+  EXPECT_EQ(print_text(again.graph), print_text(m.graph));
+  const auto* q2 = again.graph.constant_of(*again.graph.find("layer.qw"));
+  EXPECT_EQ(std::memcmp(q2->data.data(), q->data.data(), 5), 0);
+  const std::string saved = read_file(path("out/q.safetensors"));
+  EXPECT_NE(saved.find(R"("rustnn.webnn.packed4":"1")"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace wnn::format
