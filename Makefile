@@ -27,6 +27,8 @@ bench: build
 	sh bench/parse_bench.sh $(BUILD)/wnn
 	sh bench/weights_info_bench.sh $(BUILD)
 	bash bench/onnx_decode.sh $(BUILD) 300 3
+	sh bench/weight_norm.sh $(BUILD) 2
+	sh bench/thread_pools.sh $(BUILD) 2
 
 # Every suite of Debian's ONNX backend tests, with per-suite counts (node/ and
 # pytorch-converted/ are not yet at zero failures, so they are not part of `make test`).

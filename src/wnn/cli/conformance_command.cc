@@ -47,6 +47,11 @@ int run_conformance(Args& args) {
       all.push_back(std::move(r));
     }
   }
+  size_t nodes = 0, delegated = 0;
+  for (const auto& r : all) {
+    nodes += r.nodes;
+    delegated += r.delegated_nodes;
+  }
   Counts total;
   for (const auto& [op, c] : per_op) {
     total.pass += c.pass;
@@ -59,6 +64,8 @@ int run_conformance(Args& args) {
     j["passed"] = total.pass;
     j["failed"] = total.fail;
     j["skipped"] = total.skip;
+    j["nodes"] = nodes;
+    j["delegated_nodes"] = delegated;
     for (const auto& [op, c] : per_op) {
       j["operators"][op] = {{"passed", c.pass}, {"failed", c.fail}, {"skipped", c.skip}};
     }
@@ -86,6 +93,9 @@ int run_conformance(Args& args) {
         std::printf("PASS %s: %s\n", r.file.c_str(), r.name.c_str());
       }
     }
+    if (options.backend != "ref") {
+      std::printf("%zu of %zu nodes ran on delegates (after folding)\n", delegated, nodes);
+    }
     std::printf("%d passed, %d failed, %d skipped\n", total.pass, total.fail, total.skip);
   }
   return total.fail == 0 ? kExitOk : kExitCheckFailed;
@@ -94,14 +104,14 @@ int run_conformance(Args& args) {
 const CommandRegistration registration{{
     "conformance",
     "run WPT WebNN conformance vectors and report per-operator results",
-    "usage: wnn conformance [DIR] [--backend ref] [--filter TEXT] [--json] [-v]\n\n"
+    "usage: wnn conformance [DIR] [--backend NAME] [--filter TEXT] [--json] [-v]\n\n"
     "Runs every test in DIR/*.json (default ../shared/wpt/conformance), laid out as the WPT\n"
     "WebNN conformance tests dumped to JSON. Each graph is built through the same builder as\n"
     "every other front end, run, and compared with the WPT tolerances (ULP or absolute).\n"
     "Tests whose data holds null (NaN or infinity lost by an older dump) are skipped, each\n"
     "with its reason. There are no expected failures: exit 1 when any case fails.\n\n"
     "options:\n"
-    "  --backend NAME   the executor to test (ref)\n"
+    "  --backend NAME   the executor to test: ref, onednn, xnnpack or auto (default ref)\n"
     "  --filter TEXT    only cases whose name contains TEXT\n"
     "  --json           machine-readable results, one entry per case\n"
     "  -v, --verbose    list passing cases too",

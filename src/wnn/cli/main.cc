@@ -1,7 +1,10 @@
 // wnn: convert, run and validate WebNN models. Dispatches to the registered subcommands and
 // turns errors into one line on stderr and the documented exit codes.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <new>
 
@@ -92,4 +95,21 @@ int run_main(int argc, char** argv) {
 
 }  // namespace wnn::cli
 
-int main(int argc, char** argv) { return wnn::cli::run_main(argc, argv); }
+namespace {
+
+// oneDNN's OpenMP threads spin after each region by default; on 2 cores they starve the
+// reference kernels and XNNPACK's pool running in between (measured 20x slower, see
+// docs/delegates.md). libgomp reads OMP_WAIT_POLICY once, when it loads, before main: so when
+// the user has not chosen a policy, set PASSIVE and re-execute once.
+void prefer_passive_openmp_waiting(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: run on with the default policy
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  prefer_passive_openmp_waiting(argv);
+  return wnn::cli::run_main(argc, argv);
+}

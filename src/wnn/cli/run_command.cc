@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wnn/cli/command.h"
+#include "wnn/cli/session_args.h"
 #include "wnn/core/error.h"
 #include "wnn/format/model.h"
 #include "wnn/runtime/inputs.h"
@@ -21,9 +22,7 @@ int run_run(Args& args) {
   const bool random = args.flag("random-inputs");
   const uint64_t seed = uint64_t(args.int_value("seed").value_or(0));
   const auto output_dir = args.value("output-dir");
-  runtime::SessionOptions options;
-  options.backend = args.value("backend").value_or("ref");
-  options.threads = int(args.int_value("threads").value_or(1));
+  const runtime::SessionOptions options = session_options(args);
   const bool json = args.flag("json");
   const bool quiet = args.flag("quiet", 'q');
   const auto rest = args.finish();
@@ -108,7 +107,8 @@ const CommandRegistration registration{{
     "run",
     "run a WebNN graph on CPU and print (or save) its outputs",
     "usage: wnn run GRAPH [--input NAME=FILE.npy]... [--random-inputs [--seed N]]\n"
-    "               [--output-dir DIR] [--weights PATH] [--backend ref] [--threads N] [--json]\n\n"
+    "               [--output-dir DIR] [--weights PATH] [--backend NAME] [--threads N]\n"
+    "               [--no-fold] [--json]\n\n"
     "Loads GRAPH (.webnn text or JSON) with its weights, runs it once and prints each output's\n"
     "name, dtype, shape, min, max and mean.\n\n"
     "options:\n"
@@ -120,8 +120,7 @@ const CommandRegistration registration{{
     "  --seed N               seed for --random-inputs (default 0)\n"
     "  --output-dir DIR       write each output to DIR/<name>.npy\n"
     "  --weights PATH         the weights file (default: found beside the graph)\n"
-    "  --backend NAME         executor: ref (reference kernels)\n"
-    "  --threads N            threads (default 1)\n"
+    WNN_SESSION_OPTIONS_HELP
     "  --json                 print a JSON report instead of text\n"
     "  -q, --quiet            no timing line on stderr",
     run_run,

@@ -333,7 +333,10 @@ CaseResult run_case(const Json& test, const std::string& file, const RunOptions&
   try {
     WptCase c = load_case(test, file);
     auto graph = std::make_shared<const Graph>(std::move(c.graph));
-    runtime::Session session(graph, {options.backend, 1});
+    runtime::Session session(graph, {options.backend, 1, true, false});
+    r.nodes = session.graph().nodes().size();
+    for (int region : session.execution_plan().partition.region_of)
+      r.delegated_nodes += region >= 0;
     std::vector<runtime::NamedView> inputs;
     for (const auto& [name, t] : c.inputs) inputs.push_back({name, t.view()});
     const auto outputs = session.run(inputs);

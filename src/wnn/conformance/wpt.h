@@ -46,6 +46,9 @@ struct CaseResult {
   enum class Status { kPass, kFail, kSkip };
   Status status = Status::kPass;
   std::string file, name, op, detail;
+  // Nodes the session ran (after folding) and how many of them ran on a delegate, so a
+  // delegate backend's pass count says how much it actually covered.
+  size_t nodes = 0, delegated_nodes = 0;
 };
 
 struct RunOptions {

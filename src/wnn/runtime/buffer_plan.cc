@@ -69,8 +69,13 @@ class OffsetAllocator {
 }  // namespace
 
 BufferPlan plan_buffers(const Graph& graph) {
+  std::vector<StepIO> steps;
+  for (const Node& n : graph.nodes()) steps.push_back({n.inputs, n.outputs});
+  return plan_buffers(graph, steps);
+}
+
+BufferPlan plan_buffers(const Graph& graph, std::span<const StepIO> nodes) {
   const auto operands = graph.operands();
-  const auto nodes = graph.nodes();
   BufferPlan plan;
   plan.offset.assign(operands.size(), -1);
   // Last node that reads each operand.

@@ -1,10 +1,13 @@
 #include "wnn/runtime/session.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
 #include "wnn/core/error.h"
 #include "wnn/kernels/kernel.h"
+#include "wnn/runtime/delegate.h"
 
 namespace wnn::runtime {
 
@@ -15,9 +18,67 @@ struct Session::Arena {
   std::vector<TensorView> out_views;
 };
 
+struct Session::Step {
+  int64_t node = -1;  // a node on the reference kernels, or
+  std::unique_ptr<CompiledRegion> region;
+};
+
+namespace {
+
+// Orders nodes and regions topologically, regions contracted to one unit each; ties go to the
+// unit with the smallest first node, so a graph with no regions keeps its node order.
+std::vector<int64_t> schedule_units(const Graph& g, const passes::Partition& p) {
+  const size_t num_nodes = g.nodes().size();
+  // Unit ids: nodes on reference are their index; region r is num_nodes + r.
+  auto unit_of = [&](size_t n) -> int64_t {
+    return p.region_of[n] >= 0 ? int64_t(num_nodes) + p.region_of[n] : int64_t(n);
+  };
+  const size_t num_units = num_nodes + p.regions.size();
+  std::vector<std::vector<int64_t>> succ(num_units);
+  std::vector<int> indegree(num_units, 0);
+  std::vector<bool> present(num_units, false);
+  for (size_t n = 0; n < num_nodes; ++n) {
+    const int64_t u = unit_of(n);
+    present[size_t(u)] = true;
+    for (OperandId in : g.nodes()[n].inputs) {
+      const Operand& op = g.operand(in);
+      if (op.kind != OperandKind::kNodeOutput) continue;
+      const int64_t pu = unit_of(op.producer);
+      if (pu == u) continue;
+      succ[size_t(pu)].push_back(u);
+      ++indegree[size_t(u)];
+    }
+  }
+  auto first_node = [&](int64_t u) -> int64_t {
+    return u < int64_t(num_nodes) ? u : int64_t(p.regions[size_t(u) - num_nodes].nodes.front());
+  };
+  auto later = [&](int64_t a, int64_t b) { return first_node(a) > first_node(b); };
+  std::vector<int64_t> ready, order;
+  for (size_t u = 0; u < num_units; ++u) {
+    if (present[u] && indegree[u] == 0) ready.push_back(int64_t(u));
+  }
+  std::make_heap(ready.begin(), ready.end(), later);
+  while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end(), later);
+    const int64_t u = ready.back();
+    ready.pop_back();
+    order.push_back(u);
+    for (int64_t v : succ[size_t(u)]) {
+      if (--indegree[size_t(v)] == 0) {
+        ready.push_back(v);
+        std::push_heap(ready.begin(), ready.end(), later);
+      }
+    }
+  }
+  check_internal(order.size() == size_t(std::count(present.begin(), present.end(), true)),
+                 "the partition has a cycle between regions");
+  return order;
+}
+
+}  // namespace
+
 Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
     : graph_(std::move(graph)), options_(std::move(options)) {
-  check(options_.backend == "ref", "unknown backend '{}' (available: ref)", options_.backend);
   check(options_.threads >= 1, "threads must be at least 1, got {}", options_.threads);
   check(!graph_->has_dynamic_inputs(),
         "the graph has dynamic input dimensions; resolve them before running");
@@ -27,7 +88,28 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
     check(c.bound() || element_count(d.shape) == 0, "constant '{}' has no data bound",
           graph_->name_of(c.id));
   }
-  plan_ = plan_buffers(*graph_);
+  exec_ = plan_execution(graph_, options_);
+  graph_ = exec_.graph;
+  if (options_.warn_fallback) {
+    if (auto w = fallback_warning(exec_)) std::fprintf(stderr, "wnn: warning: %s\n", w->c_str());
+  }
+  const auto& part = exec_.partition;
+  const size_t num_nodes = graph_->nodes().size();
+  std::vector<StepIO> io;
+  for (int64_t u : schedule_units(*graph_, part)) {
+    Step step;
+    if (u < int64_t(num_nodes)) {
+      step.node = u;
+      const Node& n = graph_->nodes()[size_t(u)];
+      io.push_back({n.inputs, n.outputs});
+    } else {
+      const passes::Region& r = part.regions[size_t(u) - num_nodes];
+      step.region = find_delegate(r.delegate)->compile(*graph_, r, {options_.threads});
+      io.push_back({r.inputs, r.outputs});
+    }
+    steps_.push_back(std::move(step));
+  }
+  plan_ = plan_buffers(*graph_, io);
 }
 
 Session::~Session() = default;
@@ -94,7 +176,12 @@ std::vector<NamedTensor> Session::run(std::span<const NamedView> inputs) const {
   }
 
   const auto operands = g.operands();
-  for (const Node& node : g.nodes()) {
+  for (const Step& step : steps_) {
+    if (step.region) {
+      step.region->run(data);
+      continue;
+    }
+    const Node& node = g.nodes()[size_t(step.node)];
     auto& ins = arena->in_views;
     auto& outs = arena->out_views;
     ins.clear();

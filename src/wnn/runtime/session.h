@@ -10,12 +10,21 @@
 #include <vector>
 
 #include "wnn/core/graph.h"
+#include "wnn/runtime/execution_plan.h"
 
 namespace wnn::runtime {
 
 struct SessionOptions {
-  std::string backend = "ref";  // "ref"; later delegates add "onednn", "xnnpack", "auto"
+  std::string backend = "auto";  // "ref", "auto" (every delegate by preference) or one delegate
   int threads = 1;
+  bool fold = true;           // fold parameter-only subgraphs before partitioning
+  bool warn_fallback = true;  // print the one-line fallback warning on stderr
+};
+
+// One unit of execution: a node on the reference kernels or a delegate region.
+struct StepIO {
+  std::vector<OperandId> inputs;
+  std::vector<OperandId> outputs;
 };
 
 struct NamedView {
@@ -38,6 +47,8 @@ struct BufferPlan {
 // Assigns arena offsets to node outputs that are not graph outputs, reusing the memory of
 // operands whose last reader has run. Deterministic.
 BufferPlan plan_buffers(const Graph& graph);
+// The same over steps in execution order (regions read and write only their boundary).
+BufferPlan plan_buffers(const Graph& graph, std::span<const StepIO> steps);
 
 class Session {
  public:
@@ -46,7 +57,9 @@ class Session {
   explicit Session(std::shared_ptr<const Graph> graph, SessionOptions options = {});
   ~Session();
 
+  // The executed graph: after folding when a delegate was selected.
   const Graph& graph() const { return *graph_; }
+  const ExecutionPlan& execution_plan() const { return exec_; }
   const BufferPlan& plan() const { return plan_; }
   // Runs with inputs matched by name (every graph input exactly once, dtype and shape
   // checked). Returns the graph outputs in graph order.
@@ -57,8 +70,11 @@ class Session {
   std::unique_ptr<Arena> take_arena() const;
   void return_arena(std::unique_ptr<Arena> arena) const;
 
+  struct Step;
   std::shared_ptr<const Graph> graph_;
   SessionOptions options_;
+  ExecutionPlan exec_;
+  std::vector<Step> steps_;
   BufferPlan plan_;
   mutable std::mutex arenas_mutex_;
   mutable std::vector<std::unique_ptr<Arena>> free_arenas_;

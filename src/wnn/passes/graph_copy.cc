@@ -1,0 +1,45 @@
+#include "wnn/passes/graph_copy.h"
+
+#include <variant>
+
+namespace wnn::passes {
+
+namespace {
+
+RawValue to_raw(const Value& v, const std::vector<OperandId>& map) {
+  return std::visit(
+      [&](const auto& x) -> RawValue {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return RawValue();
+        } else if constexpr (std::is_same_v<T, OperandId>) {
+          return RawValue(map.at(x.index));
+        } else if constexpr (std::is_same_v<T, OperandList>) {
+          std::vector<OperandId> ids;
+          for (OperandId id : x) ids.push_back(map.at(id.index));
+          return RawValue(ids);
+        } else {
+          return RawValue(x);
+        }
+      },
+      v);
+}
+
+}  // namespace
+
+std::vector<OperandId> copy_node(const Graph& source, const Node& node,
+                                 const std::vector<OperandId>& map, GraphBuilder& builder) {
+  const OpSchema& s = node.attrs.schema();
+  Call call;
+  call.op = std::string(s.name);
+  for (size_t i = 0; i < node.attrs.size(); ++i) {
+    const Value& v = node.attrs.at(i);
+    if (i >= s.args.size() && std::holds_alternative<std::monostate>(v)) continue;
+    const std::string name = i < s.args.size() ? std::string() : std::string(s.param(i).name);
+    call.args.push_back({name, to_raw(v, map), {}});
+  }
+  for (OperandId out : node.outputs) call.outputs.push_back(source.name_of(out));
+  return builder.add(call);
+}
+
+}  // namespace wnn::passes

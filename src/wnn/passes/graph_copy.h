@@ -1,0 +1,17 @@
+// Copying nodes through GraphBuilder (the only way to build a graph), so passes can rebuild a
+// graph with some node outputs replaced by constants.
+#pragma once
+
+#include <vector>
+
+#include "wnn/core/builder.h"
+#include "wnn/core/graph.h"
+
+namespace wnn::passes {
+
+// Re-adds `node` of `source` into `builder`, mapping every operand through `map` (indexed by
+// source operand index) and keeping output names. Returns the new output ids.
+std::vector<OperandId> copy_node(const Graph& source, const Node& node,
+                                 const std::vector<OperandId>& map, GraphBuilder& builder);
+
+}  // namespace wnn::passes

@@ -1,0 +1,98 @@
+// The delegate interface: a kernel library (oneDNN, XNNPACK) that runs regions of a graph.
+// Support is decided per node, with a reason for every refusal, before any library call; the
+// partitioner, `wnn partition` and the session's fallback warning all print that reason.
+// A delegate compiles each region once, at session creation, into a CompiledRegion.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wnn/core/graph.h"
+#include "wnn/passes/partition.h"
+
+namespace wnn::runtime {
+
+using passes::Region;
+using passes::Support;
+
+// The per-operand data pointers of one run, indexed by operand index. Region inputs (including
+// constants) are readable, region outputs are writable, row-major contiguous.
+using OperandData = std::span<const std::byte* const>;
+
+class CompiledRegion {
+ public:
+  virtual ~CompiledRegion() = default;
+  // Safe to call from several threads at once.
+  virtual void run(OperandData data) const = 0;
+};
+
+struct DelegateOptions {
+  int threads = 1;
+};
+
+class Delegate {
+ public:
+  virtual ~Delegate() = default;
+  virtual std::string_view name() const = 0;
+  // Pure: reads only the graph. Never calls the library.
+  virtual Support supports(const Graph& graph, const Node& node) const = 0;
+  // Compiles a region of nodes that all answered supports() == ok.
+  virtual std::unique_ptr<CompiledRegion> compile(const Graph& graph, const Region& region,
+                                                  const DelegateOptions& options) const = 0;
+};
+
+// A per-op lowering table, the shape both delegates use: each family file fills the slots of
+// its ops; an empty slot means "no lowering" and supports() says so. Define is the delegate's
+// own per-op build step, so its signature is a template parameter.
+template <typename DefineFn>
+struct OpLowering {
+  std::function<Support(const Graph&, const Node&)> supports;
+  DefineFn define;
+};
+template <typename DefineFn>
+using LoweringTable = std::array<OpLowering<DefineFn>, kNumOps>;
+
+// Looks up `node` in `table`; an empty slot is refused naming the op and the delegate.
+template <typename DefineFn>
+Support supports_from_table(const LoweringTable<DefineFn>& table, std::string_view delegate,
+                            const Graph& graph, const Node& node) {
+  const auto& slot = table[size_t(node.op())];
+  if (!slot.supports) {
+    return Support::no(std::string(delegate) + " has no lowering for " +
+                       std::string(op_name(node.op())));
+  }
+  return slot.supports(graph, node);
+}
+
+// The delegates this build has, by name ("onednn", "xnnpack"), in preference order.
+std::span<const Delegate* const> available_delegates();
+// nullptr when unknown.
+const Delegate* find_delegate(std::string_view name);
+// The delegates a backend name selects, in preference order: "ref" none, "auto" all, else one.
+// Throws on an unknown name, listing the known ones.
+std::vector<const Delegate*> delegates_for_backend(std::string_view backend);
+
+// The end padding a pooling library that rounds down needs to produce `out`: the declared one
+// when floor rounding gives `out` (it may leave input rows unread), else the larger one that
+// ceil rounding or explicit output sizes imply. Both exclude padding from the result.
+inline int64_t pool_end_padding(int64_t in, int64_t out, int64_t effective, int64_t begin,
+                                int64_t end, int64_t stride) {
+  const int64_t span = in + begin + end - effective;
+  if (span >= 0 && span / stride + 1 == out) return end;
+  return (out - 1) * stride + effective - in - begin;
+}
+
+// Common reasons, so refusals read the same across delegates.
+namespace reasons {
+std::string dtype(const Graph& g, const Node& n, OperandId id);  // "dtype float16 of 'x' ..."
+std::string not_constant(const Graph& g, OperandId id, std::string_view what);
+bool is_constant(const Graph& g, OperandId id);
+}  // namespace reasons
+
+}  // namespace wnn::runtime

@@ -1,0 +1,57 @@
+#include "wnn/runtime/execution_plan.h"
+
+#include <fmt/format.h>
+
+#include "wnn/passes/fold_constants.h"
+#include "wnn/runtime/delegate.h"
+#include "wnn/runtime/session.h"
+
+namespace wnn::runtime {
+
+ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOptions& options) {
+  ExecutionPlan plan;
+  const auto delegates = delegates_for_backend(options.backend);
+  plan.delegated = !delegates.empty();
+  if (!delegates.empty() && options.fold) {
+    auto folded = passes::fold_constants(*graph);
+    plan.folded_nodes = folded.folded_nodes;
+    plan.fold_skipped = std::move(folded.skipped);
+    plan.graph = std::make_shared<const Graph>(std::move(folded.graph));
+  } else {
+    plan.graph = std::move(graph);
+  }
+  std::vector<passes::Candidate> candidates;
+  for (const Delegate* d : delegates) {
+    candidates.push_back(
+        {std::string(d->name()), [d](const Graph& g, const Node& n) { return d->supports(g, n); }});
+  }
+  plan.partition = passes::partition_graph(*plan.graph, candidates);
+  if (delegates.empty()) {
+    for (auto& r : plan.partition.ref_reason) r = "backend ref selected";
+  }
+  return plan;
+}
+
+std::optional<std::string> fallback_warning(const ExecutionPlan& plan) {
+  if (!plan.delegated) return std::nullopt;
+  const Graph& g = *plan.graph;
+  size_t count = 0;
+  std::string first;
+  for (size_t n = 0; n < g.nodes().size(); ++n) {
+    const Node& node = g.nodes()[n];
+    const OpKind op = node.op();
+    const bool heavy = op == OpKind::kConv2d || op == OpKind::kConvTranspose2d ||
+                       op == OpKind::kGemm || op == OpKind::kMatmul;
+    if (!heavy || plan.partition.region_of[n] >= 0) continue;
+    if (count++ == 0) {
+      first = fmt::format("{} '{}': {}", op_name(op), g.name_of(node.outputs[0]),
+                          plan.partition.ref_reason[n]);
+    }
+  }
+  if (count == 0) return std::nullopt;
+  return fmt::format(
+      "{} conv2d/convTranspose2d/gemm/matmul node{} run on the slow reference kernels; first: {}",
+      count, count == 1 ? "" : "s", first);
+}
+
+}  // namespace wnn::runtime

@@ -1,0 +1,157 @@
+// conv2d and convTranspose2d on oneDNN's convolution and deconvolution primitives. Filters
+// must be constants: they are read in any WebNN layout through a strided view and reordered
+// once, at compile time, into the layout the primitive picks (format_tag::any).
+#include <fmt/format.h>
+
+#include "wnn/core/ops/conv.h"
+#include "wnn/runtime/onednn/region_builder.h"
+
+namespace wnn::runtime::onednn {
+
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+// NHWC data seen with oneDNN's logical NCHW dims, and back.
+const std::vector<int> kNhwcToNchw = {0, 2, 3, 1};
+const std::vector<int> kNchwToNhwc = {0, 3, 1, 2};
+
+// Element strides of the letters o, i, h, w in a row-major filter of `layout`.
+struct FilterStrides {
+  int64_t o, i, h, w;
+};
+FilterStrides filter_strides(std::span<const int64_t> shape, std::string_view layout) {
+  const auto s = contiguous_strides(shape);
+  FilterStrides f{};
+  for (size_t k = 0; k < 4; ++k) {
+    switch (layout[k]) {
+      case 'o':
+        f.o = s[k];
+        break;
+      case 'i':
+        f.i = s[k];
+        break;
+      case 'h':
+        f.h = s[k];
+        break;
+      case 'w':
+        f.w = s[k];
+        break;
+    }
+  }
+  return f;
+}
+
+Support conv_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  const OperandId filter = *n.attrs.get_operand("filter");
+  if (!reasons::is_constant(g, filter))
+    return Support::no(reasons::not_constant(g, filter, "filter"));
+  if (n.op() == OpKind::kConvTranspose2d) {
+    // oneDNN takes the output size and derives the end padding; a negative one it rejects.
+    const auto& a = n.attrs;
+    const auto in =
+        conv_input_geometry(g.desc(*a.get_operand("input")).shape, a.get_enum("inputLayout"));
+    const auto f = conv_filter_geometry(g.desc(filter).shape, a.get_enum("filterLayout"));
+    const auto out = conv_input_geometry(g.desc(n.outputs[0]).shape, a.get_enum("inputLayout"));
+    const auto pad = a.get_ints("padding"), st = a.get_ints("strides"),
+               dil = a.get_ints("dilations");
+    const int64_t eh = (f.height - 1) * dil[0] + 1, ew = (f.width - 1) * dil[1] + 1;
+    const int64_t pr_h = (in.height - 1) * st[0] + eh - pad[0] - out.height;
+    const int64_t pr_w = (in.width - 1) * st[1] + ew - pad[2] - out.width;
+    if (pr_h < 0 || pr_w < 0) {
+      return Support::no(fmt::format(
+          "output size needs negative end padding ({}, {}), which oneDNN's deconvolution rejects",
+          pr_h, pr_w));
+    }
+  }
+  return Support::yes();
+}
+
+void define_conv(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  const auto& a = n.attrs;
+  const bool transposed = n.op() == OpKind::kConvTranspose2d;
+  const OperandId input = *a.get_operand("input"), filter = *a.get_operand("filter");
+  const auto bias = a.get_operand("bias");
+  const OperandId output = n.outputs[0];
+  const bool nhwc = a.get_enum("inputLayout") == "nhwc";
+  const auto in = conv_input_geometry(g.desc(input).shape, a.get_enum("inputLayout"));
+  const auto out = conv_input_geometry(g.desc(output).shape, a.get_enum("inputLayout"));
+  const auto f = conv_filter_geometry(g.desc(filter).shape, a.get_enum("filterLayout"));
+  const int64_t groups = a.get_int("groups");
+  const auto pad = a.get_ints("padding"), st = a.get_ints("strides"), dil = a.get_ints("dilations");
+
+  // The filter as oneDNN's [G,] O, I, H, W over the constant's own bytes.
+  const FilterStrides fs = filter_strides(g.desc(filter).shape, a.get_enum("filterLayout"));
+  memory::dims wdims, wstrides;
+  if (!transposed) {
+    const int64_t og = f.output_channels / groups;
+    if (groups == 1) {
+      wdims = {f.output_channels, f.input_channels, f.height, f.width};
+      wstrides = {fs.o, fs.i, fs.h, fs.w};
+    } else {
+      wdims = {groups, og, f.input_channels, f.height, f.width};
+      wstrides = {og * fs.o, fs.o, fs.i, fs.h, fs.w};
+    }
+  } else {
+    // Transposed filters hold all input channels and the output channels of one group.
+    const int64_t ig = f.input_channels / groups;
+    if (groups == 1) {
+      wdims = {f.output_channels, f.input_channels, f.height, f.width};
+      wstrides = {fs.o, fs.i, fs.h, fs.w};
+    } else {
+      wdims = {groups, f.output_channels, ig, f.height, f.width};
+      wstrides = {ig * fs.i, fs.o, fs.i, fs.h, fs.w};
+    }
+  }
+  const auto f32 = memory::data_type::f32;
+  const memory::desc wview(wdims, f32, wstrides);
+  const memory::desc src_any({in.batch, in.channels, in.height, in.width}, f32, tag::any);
+  const memory::desc dst_any({out.batch, out.channels, out.height, out.width}, f32, tag::any);
+  const memory::desc w_any(wdims, f32, tag::any);
+  const memory::desc bias_desc = bias ? memory::desc({out.channels}, f32, tag::a) : memory::desc();
+  const memory::dims strides = {st[0], st[1]}, dilates = {dil[0] - 1, dil[1] - 1};
+  const memory::dims pad_l = {pad[0], pad[2]};
+
+  dnnl::primitive prim;
+  memory::desc src_desc, w_desc, dst_desc;
+  if (!transposed) {
+    const memory::dims pad_r = {pad[1], pad[3]};
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                      dnnl::algorithm::convolution_direct, src_any, w_any,
+                                      bias_desc, dst_any, strides, dilates, pad_l, pad_r);
+    dnnl::convolution_forward::primitive_desc pd(d, b.engine());
+    prim = dnnl::convolution_forward(pd);
+    src_desc = pd.src_desc(), w_desc = pd.weights_desc(), dst_desc = pd.dst_desc();
+  } else {
+    const int64_t eh = (f.height - 1) * dil[0] + 1, ew = (f.width - 1) * dil[1] + 1;
+    const memory::dims pad_r = {(in.height - 1) * st[0] + eh - pad[0] - out.height,
+                                (in.width - 1) * st[1] + ew - pad[2] - out.width};
+    dnnl::deconvolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                        dnnl::algorithm::deconvolution_direct, src_any, w_any,
+                                        bias_desc, dst_any, strides, dilates, pad_l, pad_r);
+    dnnl::deconvolution_forward::primitive_desc pd(d, b.engine());
+    prim = dnnl::deconvolution_forward(pd);
+    src_desc = pd.src_desc(), w_desc = pd.weights_desc(), dst_desc = pd.dst_desc();
+  }
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = b.get(input, nhwc ? src_desc.permute_axes(kNchwToNhwc) : src_desc);
+  // The argument memory must carry the primitive's (NCHW-logical) desc.
+  if (nhwc) args[DNNL_ARG_SRC] = b.alias(args[DNNL_ARG_SRC], src_desc);
+  args[DNNL_ARG_WEIGHTS] = b.convert(b.view(filter, wview), w_desc, true);
+  if (bias) args[DNNL_ARG_BIAS] = b.get(*bias, bias_desc);
+  memory dst = b.define_output(output, nhwc ? dst_desc.permute_axes(kNchwToNhwc) : dst_desc);
+  args[DNNL_ARG_DST] = nhwc ? b.alias(dst, dst_desc) : dst;
+  b.add_step(prim, std::move(args));
+}
+
+}  // namespace
+
+void register_conv(Table& t) {
+  t[size_t(OpKind::kConv2d)] = {conv_supports, define_conv};
+  t[size_t(OpKind::kConvTranspose2d)] = {conv_supports, define_conv};
+}
+
+}  // namespace wnn::runtime::onednn

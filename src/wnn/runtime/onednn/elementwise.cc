@@ -1,0 +1,167 @@
+// Unary activations (eltwise), binary arithmetic with broadcasting (binary) and softmax, where
+// oneDNN computes what WebNN specifies. Results keep the layout of their first input, so a
+// chain after a convolution stays in the convolution's layout.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "wnn/core/error.h"
+#include "wnn/runtime/onednn/region_builder.h"
+
+namespace wnn::runtime::onednn {
+
+namespace {
+
+using dnnl::algorithm;
+using dnnl::memory;
+
+struct Eltwise {
+  algorithm algo;
+  float alpha = 0, beta = 0;
+};
+
+Eltwise eltwise_of(const Node& n) {
+  const auto& a = n.attrs;
+  switch (n.op()) {
+    case OpKind::kRelu:
+      return {algorithm::eltwise_relu};
+    case OpKind::kLeakyRelu:
+      return {algorithm::eltwise_relu, float(a.get_float("alpha"))};
+    case OpKind::kSigmoid:
+      return {algorithm::eltwise_logistic};
+    case OpKind::kTanh:
+      return {algorithm::eltwise_tanh};
+    case OpKind::kElu:
+      return {algorithm::eltwise_elu, float(a.get_float("alpha"))};
+    case OpKind::kGelu:
+      return {algorithm::eltwise_gelu_erf};
+    case OpKind::kHardSwish:
+      return {algorithm::eltwise_hardswish};
+    case OpKind::kClamp:
+      return {algorithm::eltwise_clip_v2, float(a.get_float("minValue")),
+              float(a.get_float("maxValue"))};
+    case OpKind::kAbs:
+      return {algorithm::eltwise_abs};
+    case OpKind::kSqrt:
+      return {algorithm::eltwise_sqrt};
+    case OpKind::kExp:
+      return {algorithm::eltwise_exp};
+    case OpKind::kLog:
+      return {algorithm::eltwise_log};
+    case OpKind::kNeg:
+      return {algorithm::eltwise_linear, -1.0f, 0.0f};
+    case OpKind::kLinear:
+      return {algorithm::eltwise_linear, float(a.get_float("alpha")), float(a.get_float("beta"))};
+    default:
+      break;
+  }
+  check_internal(false, "no oneDNN eltwise for {}", op_name(n.op()));
+  return {};
+}
+
+void define_eltwise(RegionBuilder& b, const Node& n) {
+  const Eltwise e = eltwise_of(n);
+  const memory::desc src = b.held_desc(n.inputs[0]);
+  dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, e.algo, src, e.alpha, e.beta);
+  dnnl::eltwise_forward::primitive_desc pd(d, b.engine());
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = b.get(n.inputs[0], src);
+  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], pd.dst_desc());
+  b.add_step(dnnl::eltwise_forward(pd), std::move(args));
+}
+
+Support eltwise_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
+    return Support::no("rank above oneDNN's 12");
+  return Support::yes();
+}
+
+algorithm binary_of(OpKind op) {
+  switch (op) {
+    case OpKind::kAdd:
+      return algorithm::binary_add;
+    case OpKind::kSub:
+      return algorithm::binary_sub;
+    case OpKind::kMul:
+      return algorithm::binary_mul;
+    case OpKind::kDiv:
+      return algorithm::binary_div;
+    case OpKind::kMax:
+      return algorithm::binary_max;
+    case OpKind::kMin:
+      return algorithm::binary_min;
+    default:
+      break;
+  }
+  check_internal(false, "no oneDNN binary for {}", op_name(op));
+  return {};
+}
+
+bool commutative(OpKind op) {
+  return op == OpKind::kAdd || op == OpKind::kMul || op == OpKind::kMax || op == OpKind::kMin;
+}
+
+Support binary_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  const auto& out = g.desc(n.outputs[0]).shape;
+  if (out.size() > DNNL_MAX_NDIMS) return Support::no("rank above oneDNN's 12");
+  const bool a_full = g.desc(n.inputs[0]).shape == out;
+  const bool b_full = g.desc(n.inputs[1]).shape == out;
+  if (!a_full && !(b_full && commutative(n.op()))) {
+    return Support::no("the first operand broadcasts: oneDNN broadcasts only the second");
+  }
+  return Support::yes();
+}
+
+memory::dims padded(std::span<const int64_t> shape, size_t rank) {
+  memory::dims d(rank - shape.size(), 1);
+  d.insert(d.end(), shape.begin(), shape.end());
+  if (d.empty()) d.push_back(1);
+  return d;
+}
+
+void define_binary(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  OperandId x = n.inputs[0], y = n.inputs[1];
+  const auto& out = g.desc(n.outputs[0]).shape;
+  if (g.desc(x).shape != out) std::swap(x, y);  // commutative, checked by supports
+  const memory::desc src0 = b.held_desc(x);
+  const memory::dims yd = padded(g.desc(y).shape, std::max<size_t>(out.size(), 1));
+  const memory::desc src1(yd, memory::data_type::f32, contiguous_strides(yd));
+  dnnl::binary::desc d(binary_of(n.op()), src0, src1, src0);
+  dnnl::binary::primitive_desc pd(d, b.engine());
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC_0] = b.get(x, src0);
+  args[DNNL_ARG_SRC_1] = b.view(y, src1);
+  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], pd.dst_desc());
+  b.add_step(dnnl::binary(pd), std::move(args));
+}
+
+void define_softmax(RegionBuilder& b, const Node& n) {
+  const memory::desc src = b.plain_desc(n.inputs[0]);
+  const int axis = int(n.attrs.get_int("axis"));
+  dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, src, axis);
+  dnnl::softmax_forward::primitive_desc pd(d, b.engine());
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = b.get(n.inputs[0], src);
+  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], pd.dst_desc());
+  b.add_step(dnnl::softmax_forward(pd), std::move(args));
+}
+
+}  // namespace
+
+void register_elementwise(Table& t) {
+  for (OpKind op : {OpKind::kRelu, OpKind::kLeakyRelu, OpKind::kSigmoid, OpKind::kTanh,
+                    OpKind::kElu, OpKind::kGelu, OpKind::kHardSwish, OpKind::kClamp, OpKind::kAbs,
+                    OpKind::kSqrt, OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear}) {
+    t[size_t(op)] = {eltwise_supports, define_eltwise};
+  }
+  for (OpKind op :
+       {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kMax, OpKind::kMin}) {
+    t[size_t(op)] = {binary_supports, define_binary};
+  }
+  t[size_t(OpKind::kSoftmax)] = {eltwise_supports, define_softmax};
+}
+
+}  // namespace wnn::runtime::onednn

@@ -1,0 +1,114 @@
+// gemm and matmul on oneDNN's matmul primitive. Transposes are strided views (no copy);
+// a constant second operand is reordered once into the primitive's preferred layout.
+#include <fmt/format.h>
+
+#include "wnn/runtime/onednn/region_builder.h"
+
+namespace wnn::runtime::onednn {
+
+namespace {
+
+using dnnl::memory;
+
+Support gemm_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  if (n.attrs.get_operand("c") && n.attrs.get_float("beta") != 1.0) {
+    return Support::no(fmt::format("beta {} with c: oneDNN adds c unscaled after alpha",
+                                   n.attrs.get_float("beta")));
+  }
+  return Support::yes();
+}
+
+// [rows, cols] read from a row-major [cols, rows] when transposed.
+memory::desc matrix(int64_t rows, int64_t cols, bool transposed) {
+  return memory::desc({rows, cols}, memory::data_type::f32,
+                      transposed ? memory::dims{1, rows} : memory::dims{cols, 1});
+}
+
+void define_gemm(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  const auto& a = n.attrs;
+  const OperandId A = *a.get_operand("a"), B = *a.get_operand("b");
+  const bool ta = a.get_bool("aTranspose"), tb = a.get_bool("bTranspose");
+  const auto& out = g.desc(n.outputs[0]).shape;
+  const int64_t M = out[0], N = out[1];
+  const int64_t K = ta ? g.desc(A).shape[0] : g.desc(A).shape[1];
+  const memory::desc a_view = matrix(M, K, ta), b_view = matrix(K, N, tb);
+  const bool b_const = b.is_constant(B);
+  const memory::desc b_want =
+      b_const ? memory::desc({K, N}, memory::data_type::f32, memory::format_tag::any) : b_view;
+  const memory::desc dst_desc({M, N}, memory::data_type::f32, memory::format_tag::ab);
+  dnnl::primitive_attr attr;
+  if (a.get_float("alpha") != 1.0) attr.set_output_scales(0, {float(a.get_float("alpha"))});
+  const auto c = a.get_operand("c");
+  memory::desc c_desc;
+  if (c) {
+    // c broadcasts to [M, N]: read it as 2-D with its missing leading dims as 1.
+    const auto& cs = g.desc(*c).shape;
+    memory::dims cd = cs.size() == 2   ? memory::dims{cs[0], cs[1]}
+                      : cs.size() == 1 ? memory::dims{1, cs[0]}
+                                       : memory::dims{1, 1};
+    c_desc = memory::desc(cd, memory::data_type::f32, memory::format_tag::ab);
+    dnnl::post_ops po;
+    po.append_binary(dnnl::algorithm::binary_add, c_desc);
+    attr.set_post_ops(po);
+  }
+  dnnl::matmul::desc d(a_view, b_want, dst_desc);
+  dnnl::matmul::primitive_desc pd(d, attr, b.engine());
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = b.view(A, a_view);
+  args[DNNL_ARG_WEIGHTS] = b.convert(b.view(B, b_view), pd.weights_desc(), b_const);
+  if (c) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = b.view(*c, c_desc);
+  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  b.add_step(dnnl::matmul(pd), std::move(args));
+}
+
+Support matmul_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  const size_t ra = g.desc(*n.attrs.get_operand("a")).shape.size();
+  const size_t rb = g.desc(*n.attrs.get_operand("b")).shape.size();
+  if (ra < 2 || rb < 2)
+    return Support::no(fmt::format("rank {} x {}: oneDNN needs matrices", ra, rb));
+  if (std::max(ra, rb) > DNNL_MAX_NDIMS) {
+    return Support::no(fmt::format("rank {} above oneDNN's {}", std::max(ra, rb), DNNL_MAX_NDIMS));
+  }
+  return Support::yes();
+}
+
+// `shape` with leading 1s up to `rank`.
+memory::dims padded(std::span<const int64_t> shape, size_t rank) {
+  memory::dims d(rank - shape.size(), 1);
+  d.insert(d.end(), shape.begin(), shape.end());
+  return d;
+}
+
+void define_matmul(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  const OperandId A = *n.attrs.get_operand("a"), B = *n.attrs.get_operand("b");
+  const auto& out = g.desc(n.outputs[0]).shape;
+  const size_t rank = out.size();
+  const auto f32 = memory::data_type::f32;
+  const memory::dims ad = padded(g.desc(A).shape, rank), bd = padded(g.desc(B).shape, rank);
+  const memory::desc a_desc(ad, f32, contiguous_strides(ad));
+  const memory::desc b_plain(bd, f32, contiguous_strides(bd));
+  const bool b_const = b.is_constant(B);
+  const memory::desc b_want = b_const ? memory::desc(bd, f32, memory::format_tag::any) : b_plain;
+  const memory::dims od(out.begin(), out.end());
+  const memory::desc dst_desc(od, f32, contiguous_strides(od));
+  dnnl::matmul::desc d(a_desc, b_want, dst_desc);
+  dnnl::matmul::primitive_desc pd(d, b.engine());
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = b.view(A, a_desc);
+  args[DNNL_ARG_WEIGHTS] = b.convert(b.view(B, b_plain), pd.weights_desc(), b_const);
+  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  b.add_step(dnnl::matmul(pd), std::move(args));
+}
+
+}  // namespace
+
+void register_matmul(Table& t) {
+  t[size_t(OpKind::kGemm)] = {gemm_supports, define_gemm};
+  t[size_t(OpKind::kMatmul)] = {matmul_supports, define_matmul};
+}
+
+}  // namespace wnn::runtime::onednn

@@ -1,0 +1,75 @@
+// reshape, identity, transpose and concat as oneDNN reorders and concat: a transpose is a
+// reorder from a permuted view of the input into the row-major output.
+#include <fmt/format.h>
+
+#include "wnn/runtime/onednn/region_builder.h"
+
+namespace wnn::runtime::onednn {
+
+namespace {
+
+using dnnl::memory;
+
+Support movement_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  for (OperandId id : n.inputs) {
+    if (g.desc(id).shape.size() > DNNL_MAX_NDIMS) return Support::no("rank above oneDNN's 12");
+    if (element_count(g.desc(id).shape) == 0) return Support::no("an empty tensor");
+  }
+  return Support::yes();
+}
+
+// reshape and identity: the same row-major bytes, copied into the output.
+void define_copy(RegionBuilder& b, const Node& n) {
+  const memory::desc out = b.plain_desc(n.outputs[0]);
+  memory src = b.view(n.inputs[0], out);
+  memory dst = b.define_output(n.outputs[0], out);
+  b.add_step(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
+}
+
+void define_transpose(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  const auto& shape = g.desc(n.inputs[0]).shape;
+  IntList perm = n.attrs.get_ints("permutation");
+  if (perm.empty()) {
+    for (size_t i = 0; i < shape.size(); ++i) perm.push_back(int64_t(shape.size() - 1 - i));
+  }
+  // Output axis k reads input axis perm[k]; permute_axes moves input axis j to inverse[j].
+  std::vector<int> inverse(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) inverse[size_t(perm[k])] = int(k);
+  const memory::desc in_plain = b.plain_desc(n.inputs[0]);
+  memory src = shape.empty() ? b.get(n.inputs[0], in_plain)
+                             : b.view(n.inputs[0], in_plain.permute_axes(inverse));
+  memory dst = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  b.add_step(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
+}
+
+void define_concat(RegionBuilder& b, const Node& n) {
+  std::vector<memory::desc> srcs;
+  std::unordered_map<int, memory> args;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    srcs.push_back(b.plain_desc(n.inputs[i]));
+    args[DNNL_ARG_MULTIPLE_SRC + int(i)] = b.get(n.inputs[i], srcs.back());
+  }
+  const memory::desc out = b.plain_desc(n.outputs[0]);
+  dnnl::concat::primitive_desc pd(out, int(n.attrs.get_int("axis")), srcs, b.engine());
+  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], out);
+  b.add_step(dnnl::concat(pd), std::move(args));
+}
+
+Support concat_supports(const Graph& g, const Node& n) {
+  if (auto s = movement_supports(g, n); !s.ok) return s;
+  if (g.desc(n.outputs[0]).shape.empty()) return Support::no("a scalar concat");
+  return Support::yes();
+}
+
+}  // namespace
+
+void register_movement(Table& t) {
+  t[size_t(OpKind::kReshape)] = {movement_supports, define_copy};
+  t[size_t(OpKind::kIdentity)] = {movement_supports, define_copy};
+  t[size_t(OpKind::kTranspose)] = {movement_supports, define_transpose};
+  t[size_t(OpKind::kConcat)] = {concat_supports, define_concat};
+}
+
+}  // namespace wnn::runtime::onednn

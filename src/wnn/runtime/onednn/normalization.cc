@@ -1,0 +1,110 @@
+// batchNormalization (inference with the given statistics) and layerNormalization (over
+// trailing axes, read as a 2-D [outer, inner] view) on oneDNN's normalization primitives.
+// instanceNormalization has no oneDNN 2.6 primitive and stays on the reference kernels.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "wnn/runtime/onednn/region_builder.h"
+
+namespace wnn::runtime::onednn {
+
+namespace {
+
+using dnnl::memory;
+using flags = dnnl::normalization_flags;
+
+Support batch_norm_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  const size_t rank = g.desc(n.inputs[0]).shape.size();
+  if (rank < 2 || rank > 5) return Support::no(fmt::format("rank {}: oneDNN takes 2 to 5", rank));
+  if (n.attrs.get_int("axis") != 1) {
+    return Support::no(
+        fmt::format("channel axis {}: oneDNN normalizes axis 1", n.attrs.get_int("axis")));
+  }
+  return Support::yes();
+}
+
+void define_batch_norm(RegionBuilder& b, const Node& n) {
+  const auto& a = n.attrs;
+  const OperandId input = n.inputs[0];
+  const auto scale = a.get_operand("scale"), bias = a.get_operand("bias");
+  auto f = flags::use_global_stats;
+  if (scale) f = f | flags::use_scale;
+  if (bias) f = f | flags::use_shift;
+  const memory::desc src = b.held_desc(input);
+  dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, src,
+                                            float(a.get_float("epsilon")), f);
+  dnnl::batch_normalization_forward::primitive_desc pd(d, b.engine());
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = b.get(input, src);
+  args[DNNL_ARG_MEAN] = b.get(*a.get_operand("mean"), pd.mean_desc());
+  args[DNNL_ARG_VARIANCE] = b.get(*a.get_operand("variance"), pd.variance_desc());
+  const int64_t channels = b.graph().desc(input).shape[1];
+  const memory::desc per_channel({channels}, memory::data_type::f32, memory::format_tag::a);
+  if (scale) args[DNNL_ARG_SCALE] = b.get(*scale, per_channel);
+  if (bias) args[DNNL_ARG_SHIFT] = b.get(*bias, per_channel);
+  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], pd.dst_desc());
+  b.add_step(dnnl::batch_normalization_forward(pd), std::move(args));
+}
+
+// The normalized axes as a trailing block, or nullopt.
+std::optional<size_t> trailing_from(const Graph& g, const Node& n) {
+  const size_t rank = g.desc(n.inputs[0]).shape.size();
+  IntList axes = n.attrs.get_ints("axes");
+  if (!n.attrs.has("axes")) {
+    axes.clear();
+    for (size_t i = 1; i < rank; ++i) axes.push_back(int64_t(i));
+  }
+  if (axes.empty()) return std::nullopt;
+  // In order, too: scale and bias are laid out in the order the axes are listed.
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] != int64_t(rank - axes.size() + i)) return std::nullopt;
+  }
+  return rank - axes.size();
+}
+
+Support layer_norm_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  if (!trailing_from(g, n)) {
+    return Support::no(
+        "axes are not the last ones in increasing order: oneDNN normalizes trailing axes");
+  }
+  // WebNN's scale and bias have the normalized axes' shape; oneDNN reads them flat.
+  return Support::yes();
+}
+
+void define_layer_norm(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  const auto& shape = g.desc(n.inputs[0]).shape;
+  const size_t from = *trailing_from(g, n);
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < shape.size(); ++i) (i < from ? outer : inner) *= shape[i];
+  const auto f32 = memory::data_type::f32;
+  const memory::desc view({outer, inner}, f32, memory::format_tag::ab);
+  const auto scale = n.attrs.get_operand("scale"), bias = n.attrs.get_operand("bias");
+  auto f = flags::none;
+  if (scale) f = f | flags::use_scale;
+  if (bias) f = f | flags::use_shift;
+  dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, view,
+                                            float(n.attrs.get_float("epsilon")), f);
+  dnnl::layer_normalization_forward::primitive_desc pd(d, b.engine());
+  const memory::desc flat({inner}, f32, memory::format_tag::a);
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = b.view(n.inputs[0], view);
+  if (scale) args[DNNL_ARG_SCALE] = b.view(*scale, flat);
+  if (bias) args[DNNL_ARG_SHIFT] = b.view(*bias, flat);
+  memory out = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  args[DNNL_ARG_DST] = b.alias(out, view);
+  b.add_step(dnnl::layer_normalization_forward(pd), std::move(args));
+}
+
+}  // namespace
+
+void register_normalization(Table& t) {
+  t[size_t(OpKind::kBatchNormalization)] = {batch_norm_supports, define_batch_norm};
+  t[size_t(OpKind::kLayerNormalization)] = {layer_norm_supports, define_layer_norm};
+}
+
+}  // namespace wnn::runtime::onednn

@@ -1,0 +1,88 @@
+// reduceSum, reduceMean, reduceMax, reduceMin, reduceProduct, reduceL1, reduceL2 and
+// reduceSumSquare on oneDNN's reduction primitive. oneDNN keeps reduced dims as 1; WebNN may
+// drop them, which is the same bytes, so the output is written through a keep-dims view.
+#include <fmt/format.h>
+
+#include "wnn/runtime/onednn/region_builder.h"
+
+namespace wnn::runtime::onednn {
+
+namespace {
+
+using dnnl::algorithm;
+using dnnl::memory;
+
+struct Reduction {
+  algorithm algo;
+  float p = 0;
+};
+
+Reduction reduction_of(OpKind op) {
+  switch (op) {
+    case OpKind::kReduceSum:
+      return {algorithm::reduction_sum};
+    case OpKind::kReduceMean:
+      return {algorithm::reduction_mean};
+    case OpKind::kReduceMax:
+      return {algorithm::reduction_max};
+    case OpKind::kReduceMin:
+      return {algorithm::reduction_min};
+    case OpKind::kReduceProduct:
+      return {algorithm::reduction_mul};
+    case OpKind::kReduceL1:
+      return {algorithm::reduction_norm_lp_sum, 1};
+    case OpKind::kReduceL2:
+      return {algorithm::reduction_norm_lp_sum, 2};
+    default:
+      return {algorithm::reduction_norm_lp_power_p_sum, 2};  // reduceSumSquare
+  }
+}
+
+// The input's dims with each reduced axis set to 1.
+memory::dims kept_dims(const Graph& g, const Node& n) {
+  const auto& shape = g.desc(n.inputs[0]).shape;
+  memory::dims d(shape.begin(), shape.end());
+  for (int64_t axis : schema::resolve_axes(n.attrs, "axes", shape.size())) d[size_t(axis)] = 1;
+  return d;
+}
+
+Support reduce_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  const auto& shape = g.desc(n.inputs[0]).shape;
+  if (shape.empty() || shape.size() > DNNL_MAX_NDIMS) {
+    return Support::no(fmt::format("rank {}: oneDNN reduces ranks 1 to 12", shape.size()));
+  }
+  if (element_count(shape) == 0) return Support::no("an empty input");
+  const memory::dims kept = kept_dims(g, n);
+  if (std::equal(kept.begin(), kept.end(), shape.begin(), shape.end())) {
+    return Support::no("no axis of size above 1 is reduced: oneDNN needs a reduction");
+  }
+  return Support::yes();
+}
+
+void define_reduce(RegionBuilder& b, const Node& n) {
+  const Reduction r = reduction_of(n.op());
+  const auto f32 = memory::data_type::f32;
+  const memory::dims kept = kept_dims(b.graph(), n);
+  const memory::desc src = b.plain_desc(n.inputs[0]);
+  const memory::desc dst(kept, f32, memory::dims(contiguous_strides(kept)));
+  dnnl::reduction::desc d(r.algo, src, dst, r.p, 0.0f);
+  dnnl::reduction::primitive_desc pd(d, b.engine());
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = b.get(n.inputs[0], src);
+  memory out = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  args[DNNL_ARG_DST] = b.alias(out, dst);
+  b.add_step(dnnl::reduction(pd), std::move(args));
+}
+
+}  // namespace
+
+void register_reduce(Table& t) {
+  for (OpKind op :
+       {OpKind::kReduceSum, OpKind::kReduceMean, OpKind::kReduceMax, OpKind::kReduceMin,
+        OpKind::kReduceProduct, OpKind::kReduceL1, OpKind::kReduceL2, OpKind::kReduceSumSquare}) {
+    t[size_t(op)] = {reduce_supports, define_reduce};
+  }
+}
+
+}  // namespace wnn::runtime::onednn

@@ -1,0 +1,185 @@
+#include "wnn/runtime/onednn/region_builder.h"
+
+#include <omp.h>
+
+#include <mutex>
+
+#include "wnn/core/error.h"
+
+namespace wnn::runtime::onednn {
+
+namespace {
+
+dnnl::memory::dims dims_of(std::span<const int64_t> shape) {
+  if (shape.empty()) return {1};
+  return dnnl::memory::dims(shape.begin(), shape.end());
+}
+
+// A compiled region: primitives in order over memories owned here; region inputs and outputs
+// are bound to the run's buffers. One run at a time per region (the memories hold handles).
+class OnednnRegion final : public CompiledRegion {
+ public:
+  OnednnRegion(dnnl::engine engine, std::vector<std::pair<uint32_t, dnnl::memory>> externals,
+               std::vector<Step> steps, std::vector<Buffer> owned, int threads)
+      : owned_(std::move(owned)),
+        engine_(std::move(engine)),
+        stream_(engine_),
+        externals_(std::move(externals)),
+        steps_(std::move(steps)),
+        threads_(threads) {}
+
+  void run(OperandData data) const override {
+    std::lock_guard lock(mutex_);
+    // OpenMP's team size is per calling thread: set it on each run.
+    omp_set_num_threads(threads_);
+    for (auto& [index, mem] : externals_) {
+      mem.set_data_handle(const_cast<std::byte*>(data[index]));
+    }
+    for (const Step& s : steps_) s.prim.execute(stream_, s.args);
+    stream_.wait();
+  }
+
+ private:
+  std::vector<Buffer> owned_;  // intermediate and reordered-constant memory
+  dnnl::engine engine_;
+  mutable dnnl::stream stream_;
+  mutable std::mutex mutex_;
+  std::vector<std::pair<uint32_t, dnnl::memory>> externals_;
+  std::vector<Step> steps_;
+  int threads_;
+};
+
+}  // namespace
+
+RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::engine engine)
+    : graph_(graph), region_(region), engine_(std::move(engine)), compile_stream_(engine_) {}
+
+dnnl::memory::desc RegionBuilder::plain_desc(OperandId id) const {
+  const auto& d = graph_.desc(id);
+  check_internal(d.dtype == DataType::kFloat32, "oneDNN region operand '{}' is {}",
+                 graph_.name_of(id), dtype_name(d.dtype));
+  const auto dims = dims_of(d.shape);
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
+                            dnnl::memory::dims(contiguous_strides(dims)));
+}
+
+bool RegionBuilder::is_constant(OperandId id) const {
+  return graph_.operand(id).kind == OperandKind::kConstant;
+}
+
+dnnl::memory RegionBuilder::external(OperandId id, const dnnl::memory::desc& d) {
+  dnnl::memory m(d, engine_, DNNL_MEMORY_NONE);
+  externals_.emplace_back(id.index, m);
+  return m;
+}
+
+dnnl::memory RegionBuilder::held(OperandId id) {
+  if (auto it = held_.find(id.index); it != held_.end()) return it->second;
+  dnnl::memory m;
+  if (is_constant(id)) {
+    const ConstantInfo* c = graph_.constant_of(id);
+    m = dnnl::memory(plain_desc(id), engine_, const_cast<std::byte*>(c->data.data()));
+  } else {
+    // A region input produced outside: plain, bound at run time.
+    m = external(id, plain_desc(id));
+  }
+  held_[id.index] = m;
+  return m;
+}
+
+dnnl::memory::desc RegionBuilder::held_desc(OperandId id) { return held(id).get_desc(); }
+
+dnnl::memory RegionBuilder::convert(const dnnl::memory& m, const dnnl::memory::desc& want,
+                                    bool at_compile_time) {
+  if (m.get_desc() == want) return m;
+  dnnl::memory out = allocate(want);
+  dnnl::reorder r(m, out);
+  if (at_compile_time) {
+    r.execute(compile_stream_, const_cast<dnnl::memory&>(m), out);
+    compile_stream_.wait();
+  } else {
+    add_step(r, {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, out}});
+  }
+  return out;
+}
+
+dnnl::memory RegionBuilder::get(OperandId id, const dnnl::memory::desc& want) {
+  dnnl::memory m = held(id);
+  if (m.get_desc() == want) return m;
+  return convert(m, want, is_constant(id));
+}
+
+dnnl::memory RegionBuilder::view(OperandId id, const dnnl::memory::desc& as) {
+  const auto plain = plain_desc(id);
+  dnnl::memory m = get(id, plain);
+  check_internal(as.get_size() == plain.get_size(), "view of '{}' changes its size",
+                 graph_.name_of(id));
+  return alias(m, as);
+}
+
+dnnl::memory RegionBuilder::alias(const dnnl::memory& m, const dnnl::memory::desc& as) {
+  // An external (bound at run time) needs its own binding; anything else shares the handle.
+  for (size_t k = 0; k < externals_.size(); ++k) {
+    if (externals_[k].second.get() == m.get()) return external(OperandId{externals_[k].first}, as);
+  }
+  return dnnl::memory(as, engine_, m.get_data_handle());
+}
+
+dnnl::memory RegionBuilder::define_output(OperandId id, const dnnl::memory::desc& d) {
+  const bool boundary =
+      std::find(region_.outputs.begin(), region_.outputs.end(), id) != region_.outputs.end();
+  dnnl::memory m = boundary && d == plain_desc(id) ? external(id, d) : allocate(d);
+  held_[id.index] = m;
+  return m;
+}
+
+dnnl::memory RegionBuilder::allocate(const dnnl::memory::desc& d) {
+  constexpr size_t kSlack = 256;  // past the widest vector store (AVX-512: 64 bytes) with margin
+  owned_.push_back(Buffer::allocate(d.get_size() + kSlack));
+  return dnnl::memory(d, engine_, owned_.back().mutable_data());
+}
+
+void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args) {
+  steps_.push_back({std::move(p), std::move(args)});
+}
+
+std::unique_ptr<CompiledRegion> RegionBuilder::finish(int threads) {
+  // Region outputs held in a primitive's own layout are reordered into the caller's buffer.
+  for (OperandId out : region_.outputs) {
+    dnnl::memory m = held(out);
+    bool bound = false;
+    for (const auto& [index, ext] : externals_) bound |= index == out.index && ext.get() == m.get();
+    if (bound) continue;
+    dnnl::memory dst = external(out, plain_desc(out));
+    add_step(dnnl::reorder(m, dst), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, dst}});
+  }
+  return std::make_unique<OnednnRegion>(engine_, std::move(externals_), std::move(steps_),
+                                        std::move(owned_), threads);
+}
+
+Support require_f32(const Graph& g, const Node& n) {
+  for (OperandId id : n.inputs) {
+    if (g.desc(id).dtype != DataType::kFloat32) return Support::no(reasons::dtype(g, n, id));
+  }
+  for (OperandId id : n.outputs) {
+    if (g.desc(id).dtype != DataType::kFloat32) return Support::no(reasons::dtype(g, n, id));
+  }
+  return Support::yes();
+}
+
+const Table& table() {
+  static const Table t = [] {
+    Table t;
+    register_conv(t);
+    register_matmul(t);
+    register_pool(t);
+    register_elementwise(t);
+    register_movement(t);
+    register_normalization(t);
+    register_reduce(t);
+    return t;
+  }();
+  return t;
+}
+
+}  // namespace wnn::runtime::onednn

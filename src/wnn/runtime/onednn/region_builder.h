@@ -1,0 +1,85 @@
+// Building one oneDNN region: each node's define function creates its primitive and asks the
+// builder for its operands in the layout the primitive prefers. The builder keeps activations
+// in the layout their producer chose, inserting a reorder only where a consumer needs another
+// one (region boundaries are plain row-major), and reorders constants once, at compile time.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "wnn/runtime/delegate.h"
+
+namespace wnn::runtime::onednn {
+
+// One primitive execution with its arguments.
+struct Step {
+  dnnl::primitive prim;
+  std::unordered_map<int, dnnl::memory> args;
+};
+
+class RegionBuilder {
+ public:
+  RegionBuilder(const Graph& graph, const Region& region, dnnl::engine engine);
+
+  const Graph& graph() const { return graph_; }
+  const dnnl::engine& engine() const { return engine_; }
+
+  // The row-major desc of an operand as WebNN lays it out (rank 0 read as [1]).
+  dnnl::memory::desc plain_desc(OperandId id) const;
+  // The desc `id` is held in inside the region so far.
+  dnnl::memory::desc held_desc(OperandId id);
+  // `id` in layout `want` (same logical dims), reordering when it is held otherwise.
+  dnnl::memory get(OperandId id, const dnnl::memory::desc& want);
+  // The row-major bytes of `id` read through another desc of the same size (a transposed or
+  // grouped view of a weight, an NHWC tensor seen with NCHW logical dims).
+  dnnl::memory view(OperandId id, const dnnl::memory::desc& as);
+  // Reorders `m` to `want`: now if `at_compile_time` (constant data), else as a run step.
+  dnnl::memory convert(const dnnl::memory& m, const dnnl::memory::desc& want, bool at_compile_time);
+  bool is_constant(OperandId id) const;
+  // Region-owned memory for `d`, with slack past its end: oneDNN 2.6's reduction kernels store
+  // whole vectors past the end of a small destination (found by valgrind on a [6,1,1,1]
+  // reduceL2), which corrupts the heap when the memory is exactly sized.
+  dnnl::memory allocate(const dnnl::memory::desc& d);
+  // Memory over the same bytes as `m` read through `as` (bound at run time when `m` is).
+  dnnl::memory alias(const dnnl::memory& m, const dnnl::memory::desc& as);
+  // Memory for result `id` in layout `d`; the region's outputs are reordered to plain at the end.
+  dnnl::memory define_output(OperandId id, const dnnl::memory::desc& d);
+  void add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args);
+
+  std::unique_ptr<CompiledRegion> finish(int threads);
+
+ private:
+  dnnl::memory held(OperandId id);
+  dnnl::memory external(OperandId id, const dnnl::memory::desc& d);
+  const Graph& graph_;
+  const Region& region_;
+  dnnl::engine engine_;
+  dnnl::stream compile_stream_;
+  std::map<uint32_t, dnnl::memory> held_;                     // current memory per operand
+  std::vector<std::pair<uint32_t, dnnl::memory>> externals_;  // bound to run data
+  std::vector<Step> steps_;
+  std::vector<Buffer> owned_;
+};
+
+// The per-node define step, and the table of lowerings keyed by OpKind.
+using DefineFn = void (*)(RegionBuilder&, const Node&);
+using Table = LoweringTable<DefineFn>;
+const Table& table();
+
+// Family registration, one per runtime/onednn/<family>.cc.
+void register_conv(Table& t);
+void register_matmul(Table& t);
+void register_pool(Table& t);
+void register_elementwise(Table& t);
+void register_movement(Table& t);
+void register_normalization(Table& t);
+void register_reduce(Table& t);
+
+// Shared support checks.
+Support require_f32(const Graph& g, const Node& n);
+
+}  // namespace wnn::runtime::onednn
