@@ -119,8 +119,8 @@ const CommandRegistration registration{{
     "                         splitmix64 seeded by --seed and the input's name\n"
     "  --seed N               seed for --random-inputs (default 0)\n"
     "  --output-dir DIR       write each output to DIR/<name>.npy\n"
-    "  --weights PATH         the weights file (default: found beside the graph)\n"
-    WNN_SESSION_OPTIONS_HELP
+    "  --weights PATH         the weights file (default: found beside the "
+    "graph)\n" WNN_SESSION_OPTIONS_HELP
     "  --json                 print a JSON report instead of text\n"
     "  -q, --quiet            no timing line on stderr",
     run_run,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "wnn/core/graph.h"
+#include "wnn/core/ops/conv.h"
 #include "wnn/passes/partition.h"
 
 namespace wnn::runtime {
@@ -78,15 +79,17 @@ const Delegate* find_delegate(std::string_view name);
 // Throws on an unknown name, listing the known ones.
 std::vector<const Delegate*> delegates_for_backend(std::string_view backend);
 
-// The end padding a pooling library that rounds down needs to produce `out`: the declared one
-// when floor rounding gives `out` (it may leave input rows unread), else the larger one that
-// ceil rounding or explicit output sizes imply. Both exclude padding from the result.
-inline int64_t pool_end_padding(int64_t in, int64_t out, int64_t effective, int64_t begin,
-                                int64_t end, int64_t stride) {
-  const int64_t span = in + begin + end - effective;
-  if (span >= 0 && span / stride + 1 == out) return end;
-  return (out - 1) * stride + effective - in - begin;
-}
+// A pooling node's geometry as pooling libraries want it. Libraries that round the output size
+// down get, as end padding, the declared one when floor rounding gives the output size (it may
+// leave input rows unread), else the larger one that ceil rounding or explicit output sizes
+// imply. Both libraries exclude padding from the result.
+struct PoolGeometry {
+  Conv2dGeometry in, out;
+  int64_t kh, kw;
+  IntList pad, strides, dilations;
+  int64_t end_h, end_w;
+};
+PoolGeometry pool_geometry(const Graph& g, const Node& n);
 
 // Common reasons, so refusals read the same across delegates.
 namespace reasons {

@@ -53,4 +53,30 @@ std::string not_constant(const Graph& g, OperandId id, std::string_view what) {
 }
 
 }  // namespace reasons
+namespace {
+int64_t pool_end_padding(int64_t in, int64_t out, int64_t effective, int64_t begin, int64_t end,
+                         int64_t stride) {
+  const int64_t span = in + begin + end - effective;
+  if (span >= 0 && span / stride + 1 == out) return end;
+  return (out - 1) * stride + effective - in - begin;
+}
+}  // namespace
+
+PoolGeometry pool_geometry(const Graph& g, const Node& n) {
+  const auto& a = n.attrs;
+  PoolGeometry p;
+  p.in = conv_input_geometry(g.desc(n.inputs[0]).shape, a.get_enum("layout"));
+  p.out = conv_input_geometry(g.desc(n.outputs[0]).shape, a.get_enum("layout"));
+  const IntList win = a.get_ints("windowDimensions");
+  p.kh = win.empty() ? p.in.height : win[0];
+  p.kw = win.empty() ? p.in.width : win[1];
+  p.pad = a.get_ints("padding");
+  p.strides = a.get_ints("strides");
+  p.dilations = a.get_ints("dilations");
+  const int64_t eh = (p.kh - 1) * p.dilations[0] + 1, ew = (p.kw - 1) * p.dilations[1] + 1;
+  p.end_h = pool_end_padding(p.in.height, p.out.height, eh, p.pad[0], p.pad[1], p.strides[0]);
+  p.end_w = pool_end_padding(p.in.width, p.out.width, ew, p.pad[2], p.pad[3], p.strides[1]);
+  return p;
+}
+
 }  // namespace wnn::runtime

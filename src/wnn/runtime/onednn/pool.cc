@@ -13,29 +13,6 @@ namespace {
 
 using dnnl::memory;
 
-struct PoolGeometry {
-  Conv2dGeometry in, out;
-  int64_t kh, kw;
-  IntList pad, strides, dilations;
-  int64_t end_h, end_w;  // the end padding oneDNN needs for the declared output size
-};
-
-PoolGeometry pool_geometry(const Graph& g, const Node& n) {
-  const auto& a = n.attrs;
-  PoolGeometry p;
-  p.in = conv_input_geometry(g.desc(n.inputs[0]).shape, a.get_enum("layout"));
-  p.out = conv_input_geometry(g.desc(n.outputs[0]).shape, a.get_enum("layout"));
-  const IntList win = a.get_ints("windowDimensions");
-  p.kh = win.empty() ? p.in.height : win[0];
-  p.kw = win.empty() ? p.in.width : win[1];
-  p.pad = a.get_ints("padding"), p.strides = a.get_ints("strides"),
-  p.dilations = a.get_ints("dilations");
-  const int64_t eh = (p.kh - 1) * p.dilations[0] + 1, ew = (p.kw - 1) * p.dilations[1] + 1;
-  p.end_h = pool_end_padding(p.in.height, p.out.height, eh, p.pad[0], p.pad[1], p.strides[0]);
-  p.end_w = pool_end_padding(p.in.width, p.out.width, ew, p.pad[2], p.pad[3], p.strides[1]);
-  return p;
-}
-
 Support pool_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   const PoolGeometry p = pool_geometry(g, n);

@@ -133,38 +133,14 @@ void define_deconv(SubgraphBuilder& b, const Node& n) {
             "xnn_define_deconvolution_2d");
 }
 
-struct Pool {
-  Conv2dGeometry in, out;
-  int64_t kh, kw, end_h, end_w;
-  IntList pad, strides, dilations;
-};
-
-Pool pool_of(const Graph& g, const Node& n) {
-  const auto& a = n.attrs;
-  Pool p;
-  p.in = conv_input_geometry(g.desc(n.inputs[0]).shape, a.get_enum("layout"));
-  p.out = conv_input_geometry(g.desc(n.outputs[0]).shape, a.get_enum("layout"));
-  const IntList win = a.get_ints("windowDimensions");
-  p.kh = win.empty() ? p.in.height : win[0];
-  p.kw = win.empty() ? p.in.width : win[1];
-  p.pad = a.get_ints("padding"), p.strides = a.get_ints("strides"),
-  p.dilations = a.get_ints("dilations");
-  // XNNPACK derives the output size with floor rounding: ceil rounding and explicit sizes
-  // become extra end padding, which both libraries keep out of the result.
-  const int64_t eh = (p.kh - 1) * p.dilations[0] + 1, ew = (p.kw - 1) * p.dilations[1] + 1;
-  p.end_h = pool_end_padding(p.in.height, p.out.height, eh, p.pad[0], p.pad[1], p.strides[0]);
-  p.end_w = pool_end_padding(p.in.width, p.out.width, ew, p.pad[2], p.pad[3], p.strides[1]);
-  return p;
-}
-
-bool global_average(const Pool& p, const Node& n) {
+bool global_average(const PoolGeometry& p, const Node& n) {
   return n.op() == OpKind::kAveragePool2d && p.kh == p.in.height && p.kw == p.in.width &&
          p.out.height == 1 && p.out.width == 1 && p.pad == IntList{0, 0, 0, 0};
 }
 
 Support pool_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32_rank(g, n); !s.ok) return s;
-  const Pool p = pool_of(g, n);
+  const PoolGeometry p = pool_geometry(g, n);
   if (global_average(p, n)) return Support::yes();
   if (p.kh * p.kw <= 1) return Support::no("a 1x1 window: XNNPACK requires a pooling size above 1");
   if (n.op() == OpKind::kAveragePool2d && p.dilations != IntList{1, 1}) {
@@ -185,7 +161,7 @@ Support pool_supports(const Graph& g, const Node& n) {
 }
 
 void define_pool(SubgraphBuilder& b, const Node& n) {
-  const Pool p = pool_of(b.graph(), n);
+  const PoolGeometry p = pool_geometry(b.graph(), n);
   const uint32_t x = b.value(n.inputs[0]);
   const uint32_t y = b.output(n.outputs[0]);
   if (global_average(p, n)) {
