@@ -167,6 +167,9 @@ def json_cases():
         lambda d: d.update(outputs={"z": "nope"})), "check", "nope")
     case(j, "control_char_name.json", json_variant(lambda d: d["nodes"][1].update(id="z\x01")),
          "check", "control character")
+    dup = jdump(JSON_GOOD).replace('"consts": {', '"consts": {"s": {"dataType": "float32", '
+                                   '"shape": [1], "init": {"kind": "scalar", "value": 2}}, ', 1)
+    case(j, "duplicate_const.json", dup, "check", "declares 's' twice")
     case(j, "not_json.json", "{\"format\": webnn}", "check", "")
     case(j, "unknown_option.json", json_variant(
         lambda d: d["nodes"][1].update(op="softmax", options={"axes": 1})), "check",
