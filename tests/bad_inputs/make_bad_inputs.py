@@ -170,6 +170,8 @@ def json_cases():
     dup = jdump(JSON_GOOD).replace('"consts": {', '"consts": {"s": {"dataType": "float32", '
                                    '"shape": [1], "init": {"kind": "scalar", "value": 2}}, ', 1)
     case(j, "duplicate_const.json", dup, "check", "declares 's' twice")
+    case(j, "number_overflow.json", good.replace('"version": 2', '"version": 1e999'), "check",
+         "number overflow parsing '1e999'")
     case(j, "not_json.json", "{\"format\": webnn}", "check", "")
     case(j, "unknown_option.json", json_variant(
         lambda d: d["nodes"][1].update(op="softmax", options={"axes": 1})), "check",

@@ -56,7 +56,10 @@ class OrderedDomBuilder {
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
     // Rethrow as the type the caller catches, with its byte position (throw e would slice).
     if (const auto* pe = dynamic_cast<const Json::parse_error*>(&e)) throw *pe;
-    fail("{}: not valid JSON: {}", what_, e.what());
+    // Number overflow ("1e999") arrives as out_of_range; drop nlohmann's "[json.exception...]".
+    std::string message = e.what();
+    if (const size_t p = message.find("] "); p != std::string::npos) message.erase(0, p + 2);
+    fail("{}: not valid JSON: {}", what_, message);
   }
 
   Json take() { return std::move(root_); }

@@ -50,5 +50,16 @@ TEST(OrderedJsonReader, MalformedJsonThrowsParseErrorWithPosition) {
   }
 }
 
+TEST(OrderedJsonReader, NumberOverflowIsAnErrorNotAnEscapingException) {
+  // Found by fuzz_graph_json: nlohmann reports it as out_of_range, not parse_error.
+  try {
+    parse_ordered_json(R"({"v": [1, 99999e99875]})", "big.json");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "big.json: not valid JSON: number overflow parsing '99999e99875'");
+  }
+}
+
 }  // namespace
 }  // namespace wnn::format
