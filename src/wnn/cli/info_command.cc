@@ -26,10 +26,50 @@ std::string type_text(const OperandDesc& d, const std::vector<std::optional<Dyna
   return s + "]";
 }
 
+// `wnn info` of a tensor file rather than a graph: a .npy tensor, or the tensors of a
+// Safetensors or legacy .weights file (validated as `wnn check` would open them).
+int run_tensor_file_info(const std::string& path, bool as_json) {
+  json report;
+  report["file"] = path;
+  json tensors = json::array();
+  if (has_extension(path, ".npy")) {
+    const Tensor t = format::read_npy(path);
+    tensors.push_back({{"key", ""},
+                       {"dtype", dtype_name(t.dtype)},
+                       {"shape", t.shape},
+                       {"bytes", t.byte_size()}});
+  } else {
+    const auto source = format::open_weights_for(path, path);
+    for (const auto* t : source->tensors()) {
+      tensors.push_back({{"key", t->key},
+                         {"dtype", t->file_dtype},
+                         {"shape", t->shape},
+                         {"bytes", t->bytes.size()}});
+    }
+  }
+  report["tensors"] = tensors;
+  if (as_json) {
+    std::printf("%s\n", report.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%s: %zu tensors\n", path.c_str(), tensors.size());
+  for (const auto& t : tensors) {
+    std::printf("  %s: %s%s, %llu bytes\n", t["key"].get<std::string>().c_str(),
+                t["dtype"].get<std::string>().c_str(),
+                shape_to_string(t["shape"].get<Shape>()).c_str(),
+                (unsigned long long)t["bytes"].get<uint64_t>());
+  }
+  return kExitOk;
+}
+
 int run_info(Args& args) {
   const auto weights = args.value("weights");
   const bool as_json = args.flag("json");
   const std::string path = single_positional(args.finish(), "info", "graph file");
+  if (has_extension(path, ".npy") || has_extension(path, ".safetensors") ||
+      has_extension(path, ".weights")) {
+    return run_tensor_file_info(path, as_json);
+  }
   const Graph g = format::read_graph_file(path);
 
   json report;
@@ -125,11 +165,14 @@ int run_info(Args& args) {
 const CommandRegistration registration{{
     "info",
     "summarise a graph: inputs, outputs, op histogram, parameters, weight bytes",
-    "usage: wnn info GRAPH [--weights PATH] [--json]\n\n"
+    "usage: wnn info GRAPH [--weights PATH] [--json]\n"
+    "       wnn info TENSORS.{npy,safetensors,weights} [--json]\n\n"
     "Prints GRAPH's inputs and outputs with dtypes and shapes (dynamic dims as name<=max),\n"
     "the number of nodes per operator, the number of constants and parameters (elements),\n"
     "the bytes the constants declare per dtype, and the weights file's tensors and bytes\n"
-    "per stored dtype. Only the weights file's header is read, never its data.\n\n"
+    "per stored dtype. Only the weights file's header is read, never its data.\n"
+    "Given a tensor file instead, validates it and lists its tensors (key, dtype, shape, "
+    "bytes).\n\n"
     "options:\n"
     "  --weights PATH  the weights file; else looked up beside GRAPH as wnn check does\n"
     "  --json          machine-readable: {graph, name, inputs, outputs, nodes, ops,\n"

@@ -144,9 +144,18 @@ void print_text(const std::string& path, const json& s) {
 
 int run_onnx_info(Args& args) {
   const bool as_json = args.flag("json");
+  const bool check_data = args.flag("check-data");
   const auto rest = args.finish();
   check(rest.size() == 1, "onnx-info takes one MODEL.onnx (got {} arguments)", rest.size());
   const onnx::ModelProto m = onnx::load_model(rest[0]);
+  if (check_data) {
+    // Decode every initializer's elements, reading external data through the same resolver
+    // the importer uses (locations must stay inside the model's directory).
+    const auto resolver = onnx::ExternalDataResolver::for_model(rest[0]);
+    for (const auto& t : m.graph.initializer) {
+      with_error_context(rest[0], [&] { onnx::tensor_data(t, resolver); });
+    }
+  }
   const json summary = model_summary(m);
   if (as_json) {
     std::printf("%s\n", summary.dump(2).c_str());
@@ -159,12 +168,14 @@ int run_onnx_info(Args& args) {
 const CommandRegistration registration{{
     "onnx-info",
     "summarise an ONNX model: opsets, inputs, outputs, operators, weights",
-    "usage: wnn onnx-info MODEL.onnx [--json]\n\n"
+    "usage: wnn onnx-info MODEL.onnx [--json] [--check-data]\n\n"
     "Decodes the model with wnn's ONNX reader and prints its IR version, opset imports,\n"
     "graph inputs and outputs with types and shapes, node count, a histogram of\n"
     "domain::op_type, initializer count and bytes, and the external data files it uses.\n\n"
     "options:\n"
-    "  --json   machine-readable output",
+    "  --json         machine-readable output\n"
+    "  --check-data   also decode every initializer, reading its external data, and fail on\n"
+    "                 the first that is malformed or points outside the model's directory",
     run_onnx_info,
 }};
 

@@ -118,10 +118,14 @@ OperandId GraphBuilder::constant(std::string name, OperandDesc desc, ConstantIni
     c.key = init == ConstantInitKind::kWeights && key.empty() ? name : std::move(key);
     c.scalar = std::move(scalar);
     c.bytes = std::move(bytes);
-    if (init != ConstantInitKind::kWeights) {
-      // Inline constants are checked and materialised now, so errors surface at the line.
+    if (init == ConstantInitKind::kBytes) {
+      // Inline bytes are checked and materialised now, so errors surface at the line; their
+      // size is bounded by the file that holds them.
       data = materialize_inline_constant(c, desc);
     }
+    // A @scalar fill stays unmaterialised until Graph::bind_inline_constants: eight bytes of
+    // text may declare f32[2^47], and parsing, printing or inspecting a graph must not
+    // allocate what only running it needs.
     if (!data.empty() || element_count(desc.shape) == 0) {
       const size_t expected = size_t(element_count(desc.shape)) * dtype_size(desc.dtype);
       check(data.size() == expected, "data has {} bytes, {} needs {}", data.size(),

@@ -52,13 +52,19 @@ void Graph::bind_inline_constants() {
   for (size_t i = 0; i < constants_.size(); ++i) {
     const ConstantInfo& c = constants_[i];
     if (c.init == ConstantInitKind::kWeights) continue;
-    bind_constant(i, materialize_inline_constant(c, desc(c.id)));
+    with_error_context(fmt::format("constant '{}'", name_of(c.id)),
+                       [&] { bind_constant(i, materialize_inline_constant(c, desc(c.id))); });
   }
 }
 
 Buffer materialize_inline_constant(const ConstantInfo& c, const OperandDesc& desc) {
   const int64_t n = element_count(desc.shape);
   if (c.init == ConstantInitKind::kScalar) {
+    const uint64_t bytes = uint64_t(n) * dtype_size(desc.dtype);
+    check(bytes <= kMaxScalarFillBytes,
+          "@scalar constant {} would fill {} bytes, above the limit of {} bytes for inline "
+          "constants (store it as weights instead)",
+          desc.to_string(), bytes, kMaxScalarFillBytes);
     Tensor t = Tensor::zeros(desc.dtype, desc.shape);
     const TensorView v = t.mutable_view();
     const double value = std::holds_alternative<int64_t>(c.scalar)

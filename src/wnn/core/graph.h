@@ -47,6 +47,11 @@ enum class ConstantInitKind : uint8_t {
   kBytes,    // @bytes([...]): raw little-endian bytes inline
 };
 
+// The largest constant a @scalar declaration may expand to when bound. Weights constants are
+// bounded by their file; a fill is bounded only by this, so a short hostile declaration cannot
+// ask for terabytes. 4 GiB is far above any fill seen in exported models (masks, zeros).
+inline constexpr size_t kMaxScalarFillBytes = size_t(1) << 32;
+
 struct ConstantInfo {
   OperandId id;
   ConstantInitKind init = ConstantInitKind::kWeights;
@@ -84,7 +89,8 @@ class Graph {
 
   // Binds a constant's element data (unpacked, dtype_size per element). Checks the length.
   void bind_constant(size_t constant_index, Buffer data);
-  // Fills every kScalar and kBytes constant from its declaration.
+  // Fills every kScalar and kBytes constant from its declaration. A @scalar fill above
+  // kMaxScalarFillBytes is rejected naming the constant (see docs/robustness.md).
   void bind_inline_constants();
   bool has_dynamic_inputs() const;
 

@@ -1,5 +1,7 @@
 #include "wnn/core/tensor.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -25,6 +27,12 @@ Buffer Buffer::copy_of(std::span<const std::byte> bytes) {
   Buffer b = allocate(bytes.size());
   if (!bytes.empty()) std::memcpy(b.mutable_data(), bytes.data(), bytes.size());
   return b;
+}
+
+Buffer Buffer::slice(size_t offset, size_t length) const {
+  check(offset <= size_ && length <= size_ - offset,
+        "range [{}, {}) is outside the buffer ({} bytes)", offset, offset + length, size_);
+  return view(owner_, data_ + offset, length);
 }
 
 Buffer Buffer::view(std::shared_ptr<const void> owner, const std::byte* data, size_t size) {
@@ -88,6 +96,24 @@ int64_t element_as_int64(const ConstTensorView& t, int64_t i) {
   return 0;
 }
 
+namespace {
+
+// double -> integer conversions that are defined for every input: a cast of NaN, an infinity
+// or an out-of-range value is undefined behaviour in C++. NaN becomes 0; the rest saturate.
+int64_t to_int64(double v) {
+  if (std::isnan(v)) return 0;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  return int64_t(v);
+}
+uint64_t to_uint64(double v) {
+  if (std::isnan(v) || v <= 0) return 0;
+  if (v >= 18446744073709551616.0) return UINT64_MAX;
+  return uint64_t(v);
+}
+
+}  // namespace
+
 void store_double(const TensorView& t, int64_t i, double v) {
   switch (t.dtype) {
     case DataType::kFloat32:
@@ -97,31 +123,31 @@ void store_double(const TensorView& t, int64_t i, double v) {
       t.as<uint16_t>()[i] = float_to_half(float(v));
       return;
     case DataType::kInt32:
-      t.as<int32_t>()[i] = int32_t(int64_t(v));
+      t.as<int32_t>()[i] = int32_t(to_int64(v));
       return;
     case DataType::kUint32:
-      t.as<uint32_t>()[i] = uint32_t(int64_t(v));
+      t.as<uint32_t>()[i] = uint32_t(to_int64(v));
       return;
     case DataType::kInt64:
-      t.as<int64_t>()[i] = int64_t(v);
+      t.as<int64_t>()[i] = to_int64(v);
       return;
     case DataType::kUint64:
-      t.as<uint64_t>()[i] = v < 0 ? uint64_t(int64_t(v)) : uint64_t(v);
+      t.as<uint64_t>()[i] = v < 0 ? uint64_t(to_int64(v)) : to_uint64(v);
       return;
     case DataType::kInt8:
-      t.as<int8_t>()[i] = int8_t(int64_t(v));
+      t.as<int8_t>()[i] = int8_t(to_int64(v));
       return;
     case DataType::kUint8:
-      t.as<uint8_t>()[i] = uint8_t(int64_t(v));
+      t.as<uint8_t>()[i] = uint8_t(to_int64(v));
       return;
     case DataType::kInt4: {
       // Wrap into [-8, 7], as the packed nibble would.
-      const int64_t n = int64_t(v) & 0xf;
+      const int64_t n = to_int64(v) & 0xf;
       t.as<int8_t>()[i] = int8_t(n >= 8 ? n - 16 : n);
       return;
     }
     case DataType::kUint4:
-      t.as<uint8_t>()[i] = uint8_t(int64_t(v) & 0xf);
+      t.as<uint8_t>()[i] = uint8_t(to_int64(v) & 0xf);
       return;
   }
 }

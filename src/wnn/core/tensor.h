@@ -24,6 +24,9 @@ class Buffer {
   const std::byte* data() const { return data_; }
   size_t size() const { return size_; }
   std::span<const std::byte> bytes() const { return {data_, size_}; }
+  // A view of [offset, offset + length) sharing this buffer's owner. Throws when the range is
+  // outside the buffer.
+  Buffer slice(size_t offset, size_t length) const;
   bool empty() const { return size_ == 0; }
   // Writable access. Only valid on a buffer from allocate() that is not yet shared.
   std::byte* mutable_data() const { return const_cast<std::byte*>(data_); }

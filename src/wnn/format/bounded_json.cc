@@ -7,11 +7,9 @@
 
 namespace wnn::format {
 
-namespace {
-
 // One linear pass over the raw text: tracks nesting outside strings and collects the raw text
 // of every key of the top-level object. Malformed JSON is left for the parser to report.
-void scan_structure(std::string_view text, int max_depth, const std::string& what) {
+void check_json_structure(std::string_view text, int max_depth, const std::string& what) {
   int depth = 0;
   std::vector<std::string_view> top_keys;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -43,10 +41,8 @@ void scan_structure(std::string_view text, int max_depth, const std::string& wha
         dup == top_keys.end() ? std::string_view() : *dup);
 }
 
-}  // namespace
-
 nlohmann::json parse_bounded_json(std::string_view text, int max_depth, const std::string& what) {
-  scan_structure(text, max_depth, what);
+  check_json_structure(text, max_depth, what);
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::exception& e) {

@@ -8,7 +8,9 @@
 
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
+#include "wnn/format/bounded_json.h"
 #include "wnn/format/graph_file.h"
+#include "wnn/format/ordered_json_reader.h"
 
 namespace wnn::format {
 
@@ -307,14 +309,12 @@ void read_node(GraphBuilder& b, const json& j, const std::string& where) {
   with_error_context(label, [&] { b.add(call); });
 }
 
-// Refuses documents nested deeper than kMaxJsonDepth while nlohmann parses them.
+// Refuses documents nested deeper than kMaxJsonDepth before parsing them, and parses in
+// linear time (see ordered_json_reader.h).
 json parse_bounded(std::string_view text, const std::string& filename) {
-  const auto depth_guard = [&](int depth, json::parse_event_t, json&) {
-    check(depth <= kMaxJsonDepth, "{}: JSON nests deeper than {} levels", filename, kMaxJsonDepth);
-    return true;
-  };
+  check_json_structure(text, kMaxJsonDepth, filename);
   try {
-    return json::parse(text.begin(), text.end(), depth_guard);
+    return parse_ordered_json(text, filename);
   } catch (const json::parse_error& e) {
     // Turn nlohmann's byte offset into line:col.
     const size_t at = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
@@ -359,7 +359,8 @@ Graph parse_json(std::string_view text, const std::string& filename) {
   GraphBuilder b(graph);
   if (const auto in = doc.find("inputs"); in != doc.end() && !in->is_null()) {
     check(in->is_object(), "{}: \"inputs\" must be an object", filename);
-    for (const auto& [name, desc] : in->items()) {
+    for (const auto& [key, desc] : in->items()) {
+      const std::string& name = key;  // clang 14 cannot capture a structured binding
       const std::string where = fmt::format("{}: input '{}'", filename, name);
       JsonType t = read_type(desc, where, true);
       with_error_context(where, [&] { b.input(name, std::move(t.desc), std::move(t.dyn)); });
@@ -380,7 +381,8 @@ Graph parse_json(std::string_view text, const std::string& filename) {
   if (const auto outs = doc.find("outputs"); outs != doc.end() && !outs->is_null()) {
     check(outs->is_object(), "{}: \"outputs\" must be an object {{\"name\": \"operand\"}}",
           filename);
-    for (const auto& [out_name, operand] : outs->items()) {
+    for (const auto& [key, operand] : outs->items()) {
+      const std::string& out_name = key;  // clang 14 cannot capture a structured binding
       const std::string where = fmt::format("{}: outputs.{}", filename, out_name);
       check(operand.is_string(), "{}: expected an operand name, got {}", where, operand.dump());
       const std::string target = operand.get<std::string>();

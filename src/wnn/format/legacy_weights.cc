@@ -7,9 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "wnn/core/error.h"
 #include "wnn/format/bounded_json.h"
@@ -56,13 +54,12 @@ std::string find_manifest(const std::string& weights_path) {
 }
 
 Json read_manifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  check(in.good(), "{}: cannot open manifest", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  check(text.str().size() <= kMaxManifestBytes, "{}: manifest is larger than {} bytes", path,
-        kMaxManifestBytes);
-  return parse_bounded_json(text.str(), kMaxManifestDepth, path + ": manifest");
+  // Mapped, so the size is checked before a byte is read (not after reading it all in).
+  const auto file = MappedFile::open(path);
+  check(file->size() <= kMaxManifestBytes, "{}: manifest is {} bytes, above the limit of {} bytes",
+        path, file->size(), kMaxManifestBytes);
+  const std::string_view text(reinterpret_cast<const char*>(file->data()), file->size());
+  return parse_bounded_json(text, kMaxManifestDepth, path + ": manifest");
 }
 
 uint64_t manifest_integer(const Json& entry, const char* field, const std::string& what) {

@@ -35,7 +35,7 @@ Model load_model(const std::string& path, const LoadOptions& options) {
   model.graph = read_graph_file(path);
   model.graph_path = path;
   Graph& g = model.graph;
-  g.bind_inline_constants();
+  with_error_context(path, [&] { g.bind_inline_constants(); });
   size_t weights_consts = 0;
   for (const auto& c : g.constants()) weights_consts += c.init == ConstantInitKind::kWeights;
   if (weights_consts == 0) return model;
@@ -57,7 +57,8 @@ Model load_model(const std::string& path, const LoadOptions& options) {
                       Buffer::allocate(size_t(element_count(desc.shape)) * dtype_size(desc.dtype)));
       continue;
     }
-    with_error_context(fmt::format("{}: constant '{}'", source->path(), g.name_of(c.id)),
+    // The weights source names its own file in its messages; the context names the graph's.
+    with_error_context(fmt::format("{}: constant '{}'", path, g.name_of(c.id)),
                        [&] { g.bind_constant(i, source->load(c.key, desc)); });
   }
   return model;

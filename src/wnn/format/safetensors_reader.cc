@@ -106,17 +106,23 @@ StoredEntry parse_entry(const std::string& key, const Json& v, uint64_t data_siz
 
 struct SafetensorsReader::State {
   std::string path;
-  std::shared_ptr<MappedFile> file;
+  Buffer file;  // the whole file; tensors are slices of it
   TensorIndex index;
   std::map<std::string, std::string> metadata;
   Packed4Marker packed4_marker;
 };
 
 std::unique_ptr<SafetensorsReader> SafetensorsReader::open(const std::string& path) {
+  const auto mapped = MappedFile::open(path);
+  return from_bytes(mapped->slice(0, mapped->size()), path);
+}
+
+std::unique_ptr<SafetensorsReader> SafetensorsReader::from_bytes(Buffer bytes,
+                                                                 const std::string& path) {
   auto state = std::make_shared<State>();
   state->path = path;
-  state->file = MappedFile::open(path);
-  const MappedFile& file = *state->file;
+  state->file = std::move(bytes);
+  const Buffer& file = state->file;
   check(file.size() >= 8, "{}: file is {} bytes, shorter than the 8-byte header length", path,
         file.size());
   uint64_t header_size = 0;

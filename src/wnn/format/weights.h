@@ -42,6 +42,9 @@ class SafetensorsReader : public WeightsSource {
  public:
   // Maps `path` and validates the whole header (see docs/formats.md).
   static std::unique_ptr<SafetensorsReader> open(const std::string& path);
+  // Validates a whole Safetensors file held in `bytes` (which the reader keeps alive; tensors
+  // view it). `name` stands for the path in errors. open() maps the file and calls this.
+  static std::unique_ptr<SafetensorsReader> from_bytes(Buffer bytes, const std::string& name);
   const std::string& path() const override;
   const StoredTensor* find(const std::string& key) const override;
   Buffer load(const std::string& key, const OperandDesc& desc) const override;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "infer_test_util.h"
 
 namespace wnn::testing {
@@ -79,6 +81,9 @@ TEST(Builder, InlineConstantsAreCheckedAndMaterialised) {
                                  int64_t(-9007199254740993));
   const auto* c = g.constant_of(s);
   ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->bound());  // a fill is materialised only when bound
+  g.bind_inline_constants();
+  c = g.constant_of(s);
   EXPECT_EQ(c->data.size(), 24u);
   EXPECT_EQ(reinterpret_cast<const int64_t*>(c->data.data())[2], -9007199254740993);
   // Packed 4-bit inline bytes: element 0 in the low nibble, sign-extended.
@@ -93,6 +98,33 @@ TEST(Builder, InlineConstantsAreCheckedAndMaterialised) {
       b.constant("bad", {DataType::kFloat32, {2}}, ConstantInitKind::kBytes, "", {}, {1, 2, 3}),
       Error);
   EXPECT_FALSE(g.find("bad").has_value());
+}
+
+TEST(Builder, HugeScalarFillIsDeclaredCheaplyAndRejectedWhenBound) {
+  Graph g;
+  GraphBuilder b(g);
+  // 2^47 float32 elements: 512 TiB if materialised at declaration.
+  b.constant("huge", {DataType::kFloat32, {int64_t(1) << 47}}, ConstantInitKind::kScalar, "", 1.0);
+  b.constant("ok", {DataType::kInt32, {2}}, ConstantInitKind::kScalar, "", -1e300);
+  try {
+    g.bind_inline_constants();
+    FAIL() << "expected the fill limit to reject 'huge'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("constant 'huge'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("562949953421312 bytes"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Builder, OutOfRangeScalarFillSaturatesInsteadOfUndefinedBehaviour) {
+  Graph g;
+  GraphBuilder b(g);
+  const OperandId lo =
+      b.constant("lo", {DataType::kInt64, {2}}, ConstantInitKind::kScalar, "", -1e300);
+  const OperandId nan = b.constant("nan", {DataType::kInt32, {1}}, ConstantInitKind::kScalar, "",
+                                   std::numeric_limits<double>::quiet_NaN());
+  g.bind_inline_constants();
+  EXPECT_EQ(reinterpret_cast<const int64_t*>(g.constant_of(lo)->data.data())[1], INT64_MIN);
+  EXPECT_EQ(reinterpret_cast<const int32_t*>(g.constant_of(nan)->data.data())[0], 0);
 }
 
 TEST(Builder, DynamicDimsMustHoldTheirMaximum) {
