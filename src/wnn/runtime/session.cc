@@ -83,6 +83,17 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
   check(!graph_->has_dynamic_inputs(),
         "the graph has dynamic input dimensions; resolve them before running");
   check(!graph_->outputs().empty(), "the graph has no outputs");
+  // Inline constants (@scalar fills) stay unmaterialised in a built graph; the session fills
+  // its own copy so every front end can hand graphs over as built.
+  bool inline_unbound = false;
+  for (const auto& c : graph_->constants()) {
+    inline_unbound |= !c.bound() && c.init != ConstantInitKind::kWeights;
+  }
+  if (inline_unbound) {
+    auto bound = std::make_shared<Graph>(*graph_);
+    bound->bind_inline_constants();
+    graph_ = std::move(bound);
+  }
   for (const auto& c : graph_->constants()) {
     const auto& d = graph_->desc(c.id);
     check(c.bound() || element_count(d.shape) == 0, "constant '{}' has no data bound",

@@ -149,6 +149,18 @@ TEST(Session, ConcurrentRunsGiveIndependentResults) {
   EXPECT_EQ(failures, (std::vector<int>{0, 0, 0, 0}));
 }
 
+TEST(Session, FillsScalarConstantsOfAGraphAsBuilt) {
+  Graph g;
+  GraphBuilder b(g);
+  b.input("x", {DataType::kFloat32, {3}});
+  b.constant("half", {DataType::kFloat32, {3}}, ConstantInitKind::kScalar, "", -0.5);
+  b.output(b.add1(OpKind::kMul, {RawValue::Name{"x"}, RawValue::Name{"half"}}));
+  Session s(std::make_shared<const Graph>(std::move(g)), {"ref", 1});
+  const Tensor x = make_f32({3}, {2, -4, 0});
+  const auto outs = s.run(std::vector<NamedView>{{"x", x.view()}});
+  EXPECT_EQ(values_of(outs[0].tensor), (std::vector<float>{-1, 2, -0.0f}));
+}
+
 TEST(Session, RejectsGraphsItCannotRun) {
   Graph g;
   GraphBuilder b(g);
