@@ -59,7 +59,6 @@ int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
   const auto start = std::chrono::steady_clock::now();
   const bool json = args.flag("json");
   onnx::ImportOptions options;
-  options.skeleton = args.flag("skeleton");
   if (auto f = args.value("override-dims-file")) read_dims_file(*f, options.override_dims);
   for (const auto& d : args.values("override-dim")) {
     auto [name, v] = split_assignment(d, "--override-dim");

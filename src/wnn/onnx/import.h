@@ -21,8 +21,6 @@ struct ImportOptions {
   std::map<std::string, std::string> pin_inputs;
   // The same with exact tensors (the backend-test runner pins shape inputs to test data).
   std::map<std::string, Tensor> pin_tensors;
-  // Convert structure only: initializers keep their dtype and shape but no data is bound.
-  bool skeleton = false;
 };
 
 struct ImportResult {
