@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wnn/cli/command.h"
+#include "wnn/cli/graph_args.h"
 #include "wnn/cli/session_args.h"
 #include "wnn/core/error.h"
 #include "wnn/format/model.h"
@@ -39,24 +40,8 @@ int run_bench(Args& args) {
 
   format::Model model = format::load_model(rest[0], load);
   auto graph = std::make_shared<const Graph>(std::move(model.graph));
-  std::map<std::string, Tensor> given;
-  for (const auto& spec : input_files) {
-    const auto eq = spec.find('=');
-    check(eq != std::string::npos && eq > 0, "--input takes NAME=FILE.npy, got '{}'", spec);
-    given[spec.substr(0, eq)] = format::read_npy(spec.substr(eq + 1));
-  }
-  std::vector<Tensor> tensors;
-  for (const auto& in : graph->inputs()) {
-    const std::string& name = graph->name_of(in.id);
-    auto it = given.find(name);
-    tensors.push_back(it != given.end()
-                          ? it->second
-                          : runtime::deterministic_tensor(graph->desc(in.id), name, 0));
-  }
-  std::vector<runtime::NamedView> inputs;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    inputs.push_back({graph->name_of(graph->inputs()[i].id), tensors[i].view()});
-  }
+  const auto tensors = graph_inputs(*graph, input_files, true, 0);
+  const auto inputs = views_of(tensors);
 
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();

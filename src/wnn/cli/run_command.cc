@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wnn/cli/command.h"
+#include "wnn/cli/graph_args.h"
 #include "wnn/cli/session_args.h"
 #include "wnn/core/error.h"
 #include "wnn/format/model.h"
@@ -31,28 +32,8 @@ int run_run(Args& args) {
   format::Model model = format::load_model(rest[0], load);
   auto graph = std::make_shared<const Graph>(std::move(model.graph));
 
-  std::map<std::string, Tensor> given;
-  for (const auto& spec : input_files) {
-    const auto eq = spec.find('=');
-    check(eq != std::string::npos && eq > 0, "--input takes NAME=FILE.npy, got '{}'", spec);
-    const std::string name = spec.substr(0, eq);
-    check(graph->find(name).has_value(), "--input {}: the graph has no input '{}'", spec, name);
-    given[name] = with_error_context("--input " + spec,
-                                     [&] { return format::read_npy(spec.substr(eq + 1)); });
-  }
-  std::vector<Tensor> generated;
-  std::vector<runtime::NamedView> inputs;
-  for (const auto& in : graph->inputs()) {
-    const std::string& name = graph->name_of(in.id);
-    if (auto it = given.find(name); it != given.end()) {
-      inputs.push_back({name, it->second.view()});
-      continue;
-    }
-    check(random, "input '{}' ({}) needs --input {}=FILE.npy, or pass --random-inputs", name,
-          graph->desc(in.id).to_string(), name);
-    generated.push_back(runtime::deterministic_tensor(graph->desc(in.id), name, seed));
-    inputs.push_back({name, generated.back().view()});
-  }
+  const auto tensors = graph_inputs(*graph, input_files, random, seed);
+  const auto inputs = views_of(tensors);
 
   const auto t0 = std::chrono::steady_clock::now();
   runtime::Session session(graph, options);
