@@ -35,23 +35,40 @@ std::pair<int64_t, int64_t> valid_range(int64_t offset, int64_t stride, int64_t 
   return {begin, end};
 }
 
-void conv2d(const KernelArgs& args) {
-  const ConvOptions o = read_options(args.attrs());
+// Both convolutions read their operands the same way: input in NCHW and filter in one canonical
+// layout (OIHW for conv2d, IOHW for convTranspose2d), as float, plus the optional bias.
+struct ConvOperands {
+  ConvOptions o;
+  Conv2dGeometry in, og;
+  FilterGeometry f;
+  int64_t out_dims[4];
+  std::vector<float> x, w, bias;
+};
+
+ConvOperands read_operands(const KernelArgs& args, bool transposed) {
+  ConvOperands c;
+  c.o = read_options(args.attrs());
   const ConstTensorView& input = args.input("input");
   const ConstTensorView& filter = args.input("filter");
-  const TensorView& out = args.output();
-  const auto in = conv_input_geometry(input.shape, o.layout);
-  const auto f = conv_filter_geometry(filter.shape, o.filter_layout);
-  const auto og = conv_input_geometry(out.shape, o.layout);
-  const int64_t in_dims[4] = {in.batch, in.channels, in.height, in.width};
-  const int64_t f_dims[4] = {f.output_channels, f.input_channels, f.height, f.width};
-  const int64_t out_dims[4] = {og.batch, og.channels, og.height, og.width};
-  const std::vector<float> x =
-      to_canonical(read_values<float>(input), input.shape, o.layout, "nchw", in_dims);
-  const std::vector<float> w =
-      to_canonical(read_values<float>(filter), filter.shape, o.filter_layout, "oihw", f_dims);
-  const std::vector<float> bias = read_optional_values<float>(args.optional_input("bias"));
+  c.in = conv_input_geometry(input.shape, c.o.layout);
+  c.f = conv_filter_geometry(filter.shape, c.o.filter_layout);
+  c.og = conv_input_geometry(args.output().shape, c.o.layout);
+  const int64_t in_dims[4] = {c.in.batch, c.in.channels, c.in.height, c.in.width};
+  const int64_t oihw[4] = {c.f.output_channels, c.f.input_channels, c.f.height, c.f.width};
+  const int64_t iohw[4] = {c.f.input_channels, c.f.output_channels, c.f.height, c.f.width};
+  const int64_t out_dims[4] = {c.og.batch, c.og.channels, c.og.height, c.og.width};
+  std::copy(out_dims, out_dims + 4, c.out_dims);
+  c.x = to_canonical(read_values<float>(input), input.shape, c.o.layout, "nchw", in_dims);
+  c.w = to_canonical(read_values<float>(filter), filter.shape, c.o.filter_layout,
+                     transposed ? "iohw" : "oihw", transposed ? iohw : oihw);
+  c.bias = read_optional_values<float>(args.optional_input("bias"));
+  return c;
+}
 
+void conv2d(const KernelArgs& args) {
+  const ConvOperands c = read_operands(args, false);
+  const auto& [o, in, og, f, out_dims, x, w, bias] = c;
+  const TensorView& out = args.output();
   const int64_t OH = og.height, OW = og.width, H = in.height, W = in.width;
   const int64_t out_per_group = f.output_channels / o.groups;
   const int64_t in_per_group = f.input_channels;
@@ -88,23 +105,9 @@ void conv2d(const KernelArgs& args) {
 }
 
 void conv_transpose2d(const KernelArgs& args) {
-  const ConvOptions o = read_options(args.attrs());
-  const ConstTensorView& input = args.input("input");
-  const ConstTensorView& filter = args.input("filter");
+  const ConvOperands c = read_operands(args, true);
+  const auto& [o, in, og, f, out_dims, x, w, bias] = c;
   const TensorView& out = args.output();
-  const auto in = conv_input_geometry(input.shape, o.layout);
-  const auto f = conv_filter_geometry(filter.shape, o.filter_layout);
-  const auto og = conv_input_geometry(out.shape, o.layout);
-  const int64_t in_dims[4] = {in.batch, in.channels, in.height, in.width};
-  // Canonical filter order: [inputChannels, outputChannelsPerGroup, height, width].
-  const int64_t f_dims[4] = {f.input_channels, f.output_channels, f.height, f.width};
-  const int64_t out_dims[4] = {og.batch, og.channels, og.height, og.width};
-  const std::vector<float> x =
-      to_canonical(read_values<float>(input), input.shape, o.layout, "nchw", in_dims);
-  const std::vector<float> w =
-      to_canonical(read_values<float>(filter), filter.shape, o.filter_layout, "iohw", f_dims);
-  const std::vector<float> bias = read_optional_values<float>(args.optional_input("bias"));
-
   const int64_t OH = og.height, OW = og.width, H = in.height, W = in.width;
   const int64_t out_per_group = f.output_channels;
   const int64_t in_per_group = in.channels / o.groups;

@@ -6,19 +6,14 @@
 #include <random>
 #include <thread>
 
+#include "seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/runtime/session.h"
 
 namespace wnn::runtime {
 namespace {
 
-Tensor seeded(Shape shape, uint32_t seed) {
-  Tensor t = Tensor::zeros(DataType::kFloat32, std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1, 1);
-  for (int64_t i = 0; i < t.size(); ++i) t.mutable_view().as<float>()[i] = u(rng);
-  return t;
-}
+using testing::seeded;
 
 // conv (delegated) -> erf (reference only) -> conv (delegated) -> add with the first conv.
 std::shared_ptr<const Graph> interleaved() {
