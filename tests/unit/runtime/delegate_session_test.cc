@@ -71,5 +71,27 @@ TEST(DelegateSession, ConcurrentRunsFromSeveralThreadsAgree) {
   }
 }
 
+// XNNPACK asserts (aborts the process) on 0-D unary values and on zero-element values; the
+// delegates must decline them and leave them to the reference kernels.
+TEST(DelegateSession, ScalarAndEmptyValuesStayOffXnnpack) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto s = b.input("s", {DataType::kFloat32, {}});
+  const auto e = b.input("e", {DataType::kFloat32, {0, 3}});
+  b.output(b.add1(OpKind::kRoundEven, {s}, {}, "r"));
+  b.output(b.add1(OpKind::kReshape, {b.add1(OpKind::kRelu, {e})},
+                  {{"newShape", std::vector<int64_t>{3, 0}}}, "z"));
+  Tensor scalar = Tensor::zeros(DataType::kFloat32, {});
+  *scalar.mutable_view().as<float>() = -2.5f;
+  const Tensor empty = Tensor::zeros(DataType::kFloat32, {0, 3});
+  for (const char* backend : {"xnnpack", "auto"}) {
+    const Session session(g, {backend, 1, true, false});
+    const auto out = session.run(std::vector<NamedView>{{"s", scalar.view()}, {"e", empty.view()}});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(*out[0].tensor.view().as<float>(), -2.0f) << backend;
+    EXPECT_EQ(out[1].tensor.shape, (Shape{3, 0})) << backend;
+  }
+}
+
 }  // namespace
 }  // namespace wnn::runtime

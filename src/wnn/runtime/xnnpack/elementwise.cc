@@ -21,6 +21,8 @@ Support supported(const Graph& g, const Node& n) { return require_f32_rank(g, n)
 // XNNPACK validates these parameters at define time; decide first, with the reason.
 Support unary_supports(const Graph& g, const Node& n) {
   if (auto s = supported(g, n); !s.ok) return s;
+  // XNNPACK's unary subgraph nodes assert at define time on 0-D values.
+  if (g.desc(n.outputs[0]).shape.empty()) return Support::no("a 0-D value");
   const auto& a = n.attrs;
   if (n.op() == OpKind::kClamp) {
     const double lo = a.get_float("minValue"), hi = a.get_float("maxValue");

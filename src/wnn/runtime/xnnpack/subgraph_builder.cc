@@ -255,6 +255,10 @@ Support require_f32_rank(const Graph& g, const Node& n) {
                                        g.desc(id).shape.size(), g.name_of(id),
                                        XNN_MAX_TENSOR_DIMS));
       }
+      // XNNPACK asserts on null data pointers, which zero-element values have.
+      if (element_count(g.desc(id).shape) == 0) {
+        return Support::no(fmt::format("'{}' has no elements", g.name_of(id)));
+      }
     }
   }
   return Support::yes();
