@@ -14,6 +14,7 @@
 #include "wnn/format/model.h"
 #include "wnn/format/weights.h"
 #include "wnn/onnx/external_data.h"
+#include "wnn/onnx/import.h"
 #include "wnn/onnx/model.h"
 #include "wnn/onnx/tensor_data.h"
 
@@ -178,6 +179,18 @@ void onnx_model(std::span<const uint8_t> data) {
   });
 }
 
+// The whole importer on a decoded model: shape inference, folding, every converter, with
+// external data resolved in onnx_dir(). A converted graph must print as text; conversion
+// failures (unsupported nodes included) are wnn::Errors and accepted.
+void onnx_import(std::span<const uint8_t> data) {
+  const auto owner = std::make_shared<Buffer>(as_buffer(data));
+  expect_success_or_error([&] {
+    const onnx::ModelProto m = onnx::decode_model(owner->bytes(), owner);
+    const onnx::ImportResult r = onnx::import_model(m, onnx_dir().string());
+    format::print_text(r.graph);
+  });
+}
+
 // The input is a graph file, then optionally "\n--wnn-weights--\n" and the weights file, then
 // optionally "\n--wnn-manifest--\n" and a legacy manifest. Weights starting with the legacy
 // WGWT magic are written as model.weights, the rest as model.safetensors; load_model finds
@@ -234,6 +247,7 @@ const std::vector<FuzzTarget>& all_targets() {
       {"graph_text", graph_text},   {"graph_json", graph_json},
       {"safetensors", safetensors}, {"npy", npy},
       {"onnx_model", onnx_model},   {"model", model},
+      {"onnx_import", onnx_import},
   };
   return targets;
 }

@@ -146,6 +146,20 @@ def onnx_files():
     return out
 
 
+def onnx_import_files():
+    """Whole models for the importer: the decoder's .onnx seeds plus models that reach the
+    shape folding, control flow, recurrent and resize converters."""
+    out = {k: v for k, v in onnx_files().items() if k.endswith(".onnx")}
+    for name in ["test_resize_upsample_scales_linear", "test_slice_neg_steps", "test_if",
+                 "test_gru_defaults", "test_softmax_axis_0", "test_expand_dim_changed",
+                 "test_constantofshape_int_zeros", "test_reduce_sum_keepdims_example",
+                 "test_averagepool_2d_ceil", "test_quantizelinear_axis"]:
+        model = ONNX_TESTDATA / name / "model.onnx"
+        if model.exists():
+            out[name + ".onnx"] = model.read_bytes()
+    return out
+
+
 def model_files():
     sep_w, sep_m = b"\n--wnn-weights--\n", b"\n--wnn-manifest--\n"
     text = SMALL_TEXT["scalar_bytes.webnn"].encode()
@@ -179,6 +193,7 @@ TARGETS = {
     "npy": npy_files,
     "onnx_model": onnx_files,
     "model": model_files,
+    "onnx_import": onnx_import_files,
 }
 
 
