@@ -12,7 +12,7 @@ packages=(
   libdnnl-dev libxnnpack-dev libpthreadpool-dev
   libcurl4-openssl-dev
   clang-14 libclang-rt-14-dev
-  python3 python3-numpy python3-dev pybind11-dev python3-torch python3-torchvision python3-onnx
+  python3 python3-numpy python3-dev python3-pip python3-setuptools python3-wheel pybind11-dev python3-torch python3-torchvision python3-onnx
   libonnx-testdata
   nodejs npm
 )

@@ -198,5 +198,27 @@ class UnsupportedOpTest(unittest.TestCase):
         self.assertIn("random", str(cm.exception))
 
 
+class ExportNamingTest(unittest.TestCase):
+    def test_sequential_keys_stay_state_dict_keys(self):
+        # nn.Sequential children have keys starting with a digit, which a .webnn operand name
+        # cannot; the weights file must still use the state_dict keys.
+        import json
+        import os
+        import struct
+        import tempfile
+
+        import wnn.torch
+
+        m = randomize(nn.Sequential(nn.Linear(5, 3), nn.Tanh(), nn.Linear(3, 2)))
+        assert_matches(self, m, [r(2, 5)])
+        with tempfile.TemporaryDirectory() as d:
+            _, weights = wnn.torch.export(m, (r(2, 5),), os.path.join(d, "seq"))
+            with open(weights, "rb") as f:
+                (n,) = struct.unpack("<Q", f.read(8))
+                header = json.loads(f.read(n))
+        header.pop("__metadata__", None)
+        self.assertEqual(sorted(header), sorted(m.state_dict()))
+
+
 if __name__ == "__main__":
     unittest.main()
