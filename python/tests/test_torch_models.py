@@ -114,6 +114,30 @@ for _name, _build in HEAVY_MODELS.items():
             unittest.skipUnless(HEAVY, "set WNN_HEAVY_MODELS=1")(_make(_name, _build)))
 
 
+class WeightNormPartitionTest(unittest.TestCase):
+    @unittest.skipUnless(os.environ.get("WNN_BINARY"), "needs the wnn binary (set by CTest)")
+    def test_weight_norm_conv_folds_and_lands_in_one_xnnpack_region(self):
+        import json
+        import subprocess
+        import tempfile
+
+        import wnn.torch
+
+        module, inputs = MODELS["weight_norm_conv1d"]()
+        with tempfile.TemporaryDirectory() as d:
+            graph, _ = wnn.torch.export(module, inputs, os.path.join(d, "wn"))
+            out = subprocess.run([os.environ["WNN_BINARY"], "partition", graph, "--backend",
+                                  "xnnpack", "--json"], check=True, capture_output=True, text=True)
+        p = json.loads(out.stdout)
+        # The weight_norm parameter subgraph (norm, div, mul) is folded away ...
+        self.assertGreater(p["folded_nodes"], 0)
+        # ... so the convolution has a constant filter and runs in exactly one XNNPACK region.
+        self.assertEqual(len(p["regions"]), 1)
+        self.assertEqual(p["regions"][0]["delegate"], "xnnpack")
+        self.assertIn("conv2d", p["regions"][0]["ops"])
+        self.assertFalse([r for r in p["reference"] if r["op"].startswith("conv")])
+
+
 class ExporterDiscussionGraphsTest(unittest.TestCase):
     def test_5x5_conv_padding_1_on_28x28_gives_26x26(self):
         import wnn.torch

@@ -8,7 +8,7 @@ src="$1"
 build="$2"
 target="$(mktemp -d)"
 trap 'rm -rf "$target"' EXIT
-WNN_BUILD_DIR="$build" /usr/bin/python3 -m pip install --quiet --no-build-isolation --no-deps \
+WNN_BUILD_DIR="$build" /usr/bin/python3 -m pip install --quiet --root-user-action=ignore --no-build-isolation --no-deps \
   --no-index --target "$target" "$src/python"
 test -f "$target"/wnn/_wnn*.so
 cd "$target"
