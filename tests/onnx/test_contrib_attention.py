@@ -1,0 +1,198 @@
+"""com.microsoft attention operators (RotaryEmbedding, GroupQueryAttention, MultiHeadAttention,
+Attention) through wnn convert + wnn run against ONNX Runtime.
+
+Run: WNN=build/wnn /usr/bin/python3 -m unittest discover -s tests/onnx -p 'test_*.py'
+"""
+
+import unittest
+
+import numpy as np
+from onnx import helper
+
+from contrib_harness import ContribCase, ContribTestBase
+
+
+def ms_node(op, inputs, outputs, **attrs):
+    return helper.make_node(op, inputs, outputs, domain="com.microsoft", **attrs)
+
+
+class AttentionTest(ContribTestBase):
+    def caches(self, positions, rotary_dim):
+        inv = 1.0 / (10000 ** (np.arange(0, rotary_dim, 2) / rotary_dim))
+        angles = np.arange(positions)[:, None] * inv[None, :]
+        return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+    # --- RotaryEmbedding -----------------------------------------------------------------
+
+    def rotary_3d(self, interleaved):
+        cos, sin = self.caches(16, 8)
+        pos = self.rng.integers(0, 16, size=(2, 5)).astype(np.int64)
+        node = ms_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"],
+                       interleaved=interleaved)
+        return ContribCase([node], {"x": self.rand(2, 5, 24), "pos": pos},
+                           {"cos": cos, "sin": sin}, ["y"])
+
+    def test_rotary_3d_halves_with_position_ids(self):
+        self.check(self.rotary_3d(0))
+
+    def test_rotary_3d_interleaved_with_position_ids(self):
+        self.check(self.rotary_3d(1))
+
+    def test_rotary_4d_with_offset_position(self):
+        cos, sin = self.caches(12, 6)
+        node = ms_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], interleaved=1)
+        self.check(ContribCase([node], {"x": self.rand(2, 3, 4, 6),
+                                        "pos": np.array([5], np.int64)},
+                               {"cos": cos, "sin": sin}, ["y"]))
+
+    def test_rotary_partial_rotary_dim(self):
+        cos, sin = self.caches(10, 4)
+        node = ms_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], num_heads=2,
+                       rotary_embedding_dim=4)
+        pos = self.rng.integers(0, 10, size=(1, 3)).astype(np.int64)
+        self.check(ContribCase([node], {"x": self.rand(1, 3, 16), "pos": pos},
+                               {"cos": cos, "sin": sin}, ["y"]))
+
+    def test_rotary_scale_is_unsupported(self):
+        case = self.rotary_3d(0)
+        case.nodes[0].attribute.append(helper.make_attribute("scale", 0.5))
+        self.expect_unsupported(case, "RotaryEmbedding", "scale=0.5")
+
+    # --- GroupQueryAttention -------------------------------------------------------------
+
+    def gqa(self, b=2, s=4, past=0, n=4, nkv=2, h=8, packed=False, rotary=None, seqlens=None,
+            **attrs):
+        t = past + s
+        inputs = {}
+        if packed:
+            inputs["q"] = self.rand(b, s, (n + 2 * nkv) * h)
+            names = ["q", "", ""]
+        else:
+            inputs.update(q=self.rand(b, s, n * h), k=self.rand(b, s, nkv * h),
+                          v=self.rand(b, s, nkv * h))
+            names = ["q", "k", "v"]
+        if past:
+            inputs.update(pk=self.rand(b, nkv, past, h), pv=self.rand(b, nkv, past, h))
+            names += ["pk", "pv"]
+        else:
+            names += ["", ""]
+        inputs["seqlens"] = np.array(seqlens or [t - 1] * b, np.int32)
+        inits = {"total": np.array(t, np.int32)}
+        names += ["seqlens", "total"]
+        if rotary is not None:
+            cos, sin = self.caches(32, h)
+            inits.update(cos=cos, sin=sin)
+            names += ["cos", "sin"]
+            attrs.update(do_rotary=1, rotary_interleaved=rotary)
+        node = ms_node("GroupQueryAttention", names, ["out", "present_k", "present_v"],
+                       num_heads=n, kv_num_heads=nkv, **attrs)
+        return ContribCase([node], inputs, inits, ["out", "present_k", "present_v"])
+
+    def test_gqa_prompt_grouped_heads(self):
+        self.check(self.gqa())
+
+    def test_gqa_right_padded_prompt_masks_keys_past_seqlens(self):
+        self.check(self.gqa(seqlens=[3, 1], n=2, nkv=1))
+
+    def test_gqa_decode_step_with_past_and_rotary(self):
+        self.check(self.gqa(s=1, past=5, h=16, rotary=0))
+
+    def test_gqa_multi_token_step_with_past_interleaved_rotary(self):
+        self.check(self.gqa(b=1, s=3, past=4, n=6, nkv=3, h=16, rotary=1, scale=0.2))
+
+    def test_gqa_packed_qkv_equal_heads_with_window_and_softcap(self):
+        self.check(self.gqa(s=6, n=2, nkv=2, packed=True, local_window_size=2, softcap=1.5))
+
+    def test_gqa_prompt_with_rotary_halves(self):
+        self.check(self.gqa(b=1, s=5, n=4, nkv=1, h=16, rotary=0))
+
+    def test_gqa_local_window_alone(self):
+        self.check(self.gqa(s=6, n=2, nkv=2, packed=True, local_window_size=3))
+
+    def test_gqa_smooth_softmax_with_past(self):
+        self.check(self.gqa(b=1, s=3, past=2, smooth_softmax=1))
+
+    def test_gqa_not_causal(self):
+        self.check(self.gqa(s=3, causal=0))
+
+    def test_gqa_attention_bias_with_past(self):
+        case = self.gqa(b=1, s=3, past=2)
+        case.nodes[0].input.extend(["", "", "", "ab"])
+        case.inputs["ab"] = self.rand(1, 4, 3, 5)
+        self.check(case)
+
+    def test_gqa_head_sink(self):
+        case = self.gqa(b=1, s=3, past=2)
+        case.nodes[0].input.extend(["", "", "", "", "sink"])
+        case.inits["sink"] = self.rand(4)
+        self.check(case)
+
+    def test_gqa_qk_output_is_unsupported(self):
+        case = self.gqa()
+        case.nodes[0].attribute.append(helper.make_attribute("qk_output", 1))
+        self.expect_unsupported(case, "GroupQueryAttention", "qk_output=1")
+
+    # --- MultiHeadAttention --------------------------------------------------------------
+
+    def test_mha_self_attention_bias_and_key_padding_mask(self):
+        mask = np.ones((2, 5), np.int32)
+        mask[0, 3:] = 0
+        mask[1, 0] = 0
+        node = ms_node("MultiHeadAttention", ["q", "k", "v", "bias", "mask"], ["out"],
+                       num_heads=2)
+        inputs = {"q": self.rand(2, 5, 16), "k": self.rand(2, 5, 16), "v": self.rand(2, 5, 16),
+                  "mask": mask}
+        self.check(ContribCase([node], inputs, {"bias": self.rand(48)}, ["out"]))
+
+    def test_mha_unidirectional_with_past_attention_bias_and_present(self):
+        node = ms_node("MultiHeadAttention",
+                       ["q", "k", "v", "", "", "ab", "pk", "pv"], ["out", "pres_k", "pres_v"],
+                       num_heads=2, unidirectional=1)
+        inputs = {"q": self.rand(2, 3, 16), "k": self.rand(2, 3, 16), "v": self.rand(2, 3, 16),
+                  "ab": self.rand(1, 2, 3, 7), "pk": self.rand(2, 2, 4, 8),
+                  "pv": self.rand(2, 2, 4, 8)}
+        self.check(ContribCase([node], inputs, {}, ["out", "pres_k", "pres_v"]))
+
+    def test_mha_cross_attention_custom_scale_and_mask_filter(self):
+        mask = np.ones((2, 6), np.int32)
+        mask[1, 4:] = 0
+        node = ms_node("MultiHeadAttention", ["q", "k", "v", "", "mask"], ["out"], num_heads=4,
+                       scale=0.3, mask_filter_value=-50.0)
+        inputs = {"q": self.rand(2, 4, 16), "k": self.rand(2, 6, 16), "v": self.rand(2, 6, 16),
+                  "mask": mask}
+        self.check(ContribCase([node], inputs, {}, ["out"]))
+
+    def test_mha_bnsh_key_value(self):
+        node = ms_node("MultiHeadAttention", ["q", "k", "v"], ["out"], num_heads=2)
+        inputs = {"q": self.rand(1, 3, 8), "k": self.rand(1, 2, 5, 4), "v": self.rand(1, 2, 5, 4)}
+        self.check(ContribCase([node], inputs, {}, ["out"]))
+
+    # --- Attention -----------------------------------------------------------------------
+
+    def test_attention_bidirectional_raw_mask(self):
+        mask = np.ones((2, 5), np.int32)
+        mask[1, 3:] = 0
+        node = ms_node("Attention", ["x", "w", "b", "mask"], ["out"], num_heads=3)
+        self.check(ContribCase([node], {"x": self.rand(2, 5, 12), "mask": mask},
+                               {"w": self.rand(12, 36, scale=0.3), "b": self.rand(36)}, ["out"]))
+
+    def test_attention_unidirectional_with_past_lengths_mask_and_present(self):
+        node = ms_node("Attention", ["x", "w", "b", "mask", "past"], ["out", "present"],
+                       num_heads=2, unidirectional=1)
+        inputs = {"x": self.rand(2, 3, 8), "mask": np.array([6, 4], np.int32),
+                  "past": self.rand(2, 2, 2, 3, 4)}
+        self.check(ContribCase([node], inputs, {"w": self.rand(8, 24, scale=0.3),
+                                                "b": self.rand(24)}, ["out", "present"]))
+
+    def test_attention_qkv_hidden_sizes_and_left_padding(self):
+        # ORT 1.30's CPU kernel crashes without a bias, though the schema makes it optional.
+        node = ms_node("Attention", ["x", "w", "b", "mask"], ["out"], num_heads=2,
+                       qkv_hidden_sizes=[8, 8, 6], scale=0.25)
+        inputs = {"x": self.rand(2, 4, 10), "mask": np.array([4, 4, 1, 0], np.int32)}
+        self.check(ContribCase([node], inputs, {"w": self.rand(10, 22, scale=0.3),
+                                                "b": self.rand(22)}, ["out"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
+
