@@ -167,6 +167,29 @@ class AttentionTest(ContribTestBase):
         inputs = {"q": self.rand(1, 3, 8), "k": self.rand(1, 2, 5, 4), "v": self.rand(1, 2, 5, 4)}
         self.check(ContribCase([node], inputs, {}, ["out"]))
 
+    def test_mha_key_lengths_mask_unidirectional(self):
+        node = ms_node("MultiHeadAttention", ["q", "k", "v", "", "mask"], ["out"], num_heads=2,
+                       unidirectional=1)
+        inputs = {"q": self.rand(2, 4, 8), "k": self.rand(2, 4, 8), "v": self.rand(2, 4, 8),
+                  "mask": np.array([3, 4], np.int32)}
+        self.check(ContribCase([node], inputs, {}, ["out"]))
+
+    def test_mha_3d_mask(self):
+        mask = (self.rng.uniform(size=(2, 3, 5)) > 0.3).astype(np.int32)
+        mask[:, :, 0] = 1
+        node = ms_node("MultiHeadAttention", ["q", "k", "v", "", "mask"], ["out"], num_heads=2)
+        inputs = {"q": self.rand(2, 3, 8), "k": self.rand(2, 5, 8), "v": self.rand(2, 5, 8),
+                  "mask": mask}
+        self.check(ContribCase([node], inputs, {}, ["out"]))
+
+    def test_mha_cache_indirection_is_unsupported(self):
+        node = ms_node("MultiHeadAttention", ["q", "k", "v", "", "", "", "", "", "", "ci"],
+                       ["out"], num_heads=2)
+        inputs = {"q": self.rand(1, 1, 8), "k": self.rand(1, 1, 8), "v": self.rand(1, 1, 8),
+                  "ci": np.zeros((1, 1, 4), np.int32)}
+        self.expect_unsupported(ContribCase([node], inputs, {}, ["out"]), "MultiHeadAttention",
+                                "cache_indirection")
+
     # --- Attention -----------------------------------------------------------------------
 
     def test_attention_bidirectional_raw_mask(self):
@@ -191,6 +214,21 @@ class AttentionTest(ContribTestBase):
         inputs = {"x": self.rand(2, 4, 10), "mask": np.array([4, 4, 1, 0], np.int32)}
         self.check(ContribCase([node], inputs, {"w": self.rand(10, 22, scale=0.3),
                                                 "b": self.rand(22)}, ["out"]))
+
+    def test_attention_3d_mask_with_attention_bias(self):
+        mask = (self.rng.uniform(size=(2, 4, 4)) > 0.3).astype(np.int32)
+        mask[:, :, 1] = 1
+        node = ms_node("Attention", ["x", "w", "b", "mask", "", "ab"], ["out"], num_heads=2,
+                       mask_filter_value=-30.0)
+        inputs = {"x": self.rand(2, 4, 8), "mask": mask, "ab": self.rand(2, 1, 4, 4)}
+        self.check(ContribCase([node], inputs, {"w": self.rand(8, 24, scale=0.3),
+                                                "b": self.rand(24)}, ["out"]))
+
+    def test_attention_do_rotary_is_unsupported(self):
+        node = ms_node("Attention", ["x", "w", "b"], ["out"], num_heads=2, do_rotary=1)
+        case = ContribCase([node], {"x": self.rand(1, 2, 8)},
+                           {"w": self.rand(8, 24), "b": self.rand(24)}, ["out"])
+        self.expect_unsupported(case, "Attention", "do_rotary=1")
 
 
 if __name__ == "__main__":
