@@ -74,12 +74,19 @@ class ContribTestBase(unittest.TestCase):
         save(case.model(), path)
         return path
 
-    def convert(self, model):
+    def convert(self, model, pins=()):
         out = os.path.join(self.dir, "converted")
-        return subprocess.run([WNN, "convert", model, "-o", out], capture_output=True, text=True), out
+        args = [WNN, "convert", model, "-o", out]
+        for name, value in pins:
+            args += ["--pin-input", f"{name}={value}"]
+        return subprocess.run(args, capture_output=True, text=True), out
 
-    def check(self, case):
-        """Converts and runs the case with wnn and ORT; returns the conversion directory."""
+    def check(self, case, pins=()):
+        """Converts and runs the case with wnn and ORT; returns the conversion directory.
+
+        `pins` are (input, scalar) pairs frozen at conversion (--pin-input); ORT still gets them
+        as inputs.
+        """
         model = self.write_model(case)
         feeds = os.path.join(self.dir, "in.safetensors")
         write_safetensors(feeds, case.inputs)
@@ -88,11 +95,14 @@ class ContribTestBase(unittest.TestCase):
                             "--outputs", ref_path], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         ref = read_safetensors(ref_path)
-        r, out = self.convert(model)
+        r, out = self.convert(model, pins)
         self.assertEqual(r.returncode, 0, r.stderr)
         args = [WNN, "run", os.path.join(out, "model.webnn"), "--output-dir",
                 os.path.join(self.dir, "out"), "-q"]
+        pinned = {name for name, _ in pins}
         for name, value in case.inputs.items():
+            if name in pinned:
+                continue
             np.save(os.path.join(self.dir, name + ".npy"), value)
             args += ["--input", f"{name}={os.path.join(self.dir, name + '.npy')}"]
         r = subprocess.run(args, capture_output=True, text=True)

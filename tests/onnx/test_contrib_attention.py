@@ -127,6 +127,16 @@ class AttentionTest(ContribTestBase):
         case.inits["sink"] = self.rand(4)
         self.check(case)
 
+    def test_gqa_run_time_total_sequence_length_is_unsupported(self):
+        case = self.gqa()
+        case.inputs["total"] = case.inits.pop("total")
+        self.expect_unsupported(case, "GroupQueryAttention", "total_sequence_length")
+
+    def test_gqa_pinned_total_sequence_length(self):
+        case = self.gqa(s=1, past=5, h=16, rotary=1)
+        case.inputs["total"] = case.inits.pop("total")
+        self.check(case, pins=[("total", 6)])
+
     def test_gqa_qk_output_is_unsupported(self):
         case = self.gqa()
         case.nodes[0].attribute.append(helper.make_attribute("qk_output", 1))
