@@ -13,6 +13,14 @@ namespace {
 
 using K = OpKind;
 
+// The shape of input i, which must have `rank` dimensions (`what` names it in the error).
+Shape shape_of_rank(ConvertContext& c, size_t i, size_t rank, std::string_view what) {
+  Shape s = c.shape(i);
+  check(s.size() == rank, "{}: {} (input {}) has shape {}, expected rank {}", c.node().op_type,
+        what, i, shape_to_string(s), rank);
+  return s;
+}
+
 int64_t required_heads(ConvertContext& c, std::string_view name) {
   auto v = c.attr_int(name);
   if (!v || *v <= 0) c.unsupported("{} absent or not positive", name);
@@ -116,7 +124,7 @@ void group_query_attention(ConvertContext& c) {
   q = to_heads(c, q, n);
   k = to_heads(c, k, nkv);
   v = to_heads(c, v, nkv);
-  const int64_t past = c.has_input(3) ? c.shape(3)[2] : 0;
+  const int64_t past = c.has_input(3) ? shape_of_rank(c, 3, 4, "past_key")[2] : 0;
   const std::vector<int64_t> total_v = c.known_ints(6, "total_sequence_length");
   check(total_v.size() == 1, "GroupQueryAttention: total_sequence_length has {} elements",
         total_v.size());
@@ -136,7 +144,7 @@ void group_query_attention(ConvertContext& c) {
   }
   if (c.attr_int("do_rotary", 0) != 0) {
     if (!c.has_input(7) || !c.has_input(8)) c.unsupported("do_rotary=1 without cos/sin caches");
-    const int64_t rotary = c.shape(7)[1] * 2;
+    const int64_t rotary = shape_of_rank(c, 7, 2, "cos_cache")[1] * 2;
     const int64_t pb = shape_of(c, qpos)[0];
     OperandId pos = c.reshape(qpos, {pb, s});
     OperandId cos = cache_rows(c, 7, pos, {pb, 1, s, rotary / 2});
@@ -244,7 +252,7 @@ void multi_head_attention(ConvertContext& c) {
   OperandId q = c.in(0), k = c.in(1), v = c.in(2);
   if (c.has_input(3)) {
     if (ks.size() == 4) c.unsupported("bias with BNSH key/value");
-    const int64_t dv = c.shape(3)[0] - 2 * d;
+    const int64_t dv = shape_of_rank(c, 3, 1, "bias")[0] - 2 * d;
     q = c.op(K::kAdd, {q, slice_axis(c, c.in(3), 0, 0, d)});
     k = c.op(K::kAdd, {k, slice_axis(c, c.in(3), 0, d, d)});
     v = c.op(K::kAdd, {v, slice_axis(c, c.in(3), 0, 2 * d, dv)});
@@ -286,7 +294,7 @@ void attention(ConvertContext& c) {
   OperandId k = to_heads(c, slice_axis(c, qkv, 2, sizes[0], sizes[1]), n);
   OperandId v = to_heads(c, slice_axis(c, qkv, 2, sizes[0] + sizes[1], sizes[2]), n);
   if (c.has_input(4)) {  // past [2, B, N, P, H]
-    const Shape ps = c.shape(4);
+    const Shape ps = shape_of_rank(c, 4, 5, "past");
     const Shape one{ps[1], ps[2], ps[3], ps[4]};
     k = c.op(K::kConcat, {RawValue(OperandList{c.reshape(slice_axis(c, c.in(4), 0, 0, 1), one), k}),
                           int64_t(2)});

@@ -1,8 +1,6 @@
 // com.microsoft quantized matrix products: MatMulNBits (block-quantized 4/8-bit weights kept
 // packed as uint4/uint8 constants behind a blocked dequantizeLinear), MatMulIntegerToFloat and
 // DynamicQuantizeMatMul (integer products computed in float32 and rescaled).
-#include <cstring>
-
 #include "wnn/onnx/registry.h"
 
 namespace wnn::onnx::ops {
@@ -68,6 +66,7 @@ void matmul_nbits(ConvertContext& c) {
     if (c.has_input(3) && c.dtype(3) == DataType::kUint8) {
       c.unsupported("g_idx together with packed uint8 zero_points");
     }
+    check(g->size() == k, "MatMulNBits g_idx has {} elements, expected K={}", g->size(), k);
     for (int64_t i = 0; i < k; ++i) {
       if (element_as_int64(g->view(), i) != i / block) {
         c.unsupported("g_idx that reorders the K rows (act-order) at row {}", i);
@@ -85,24 +84,24 @@ void matmul_nbits(ConvertContext& c) {
     OperandId zs = c.op(K::kMul, {c.op(K::kTranspose, {c.reshape(c.in(3), {n, blocks})}), scale});
     w = c.reshape(c.op(K::kDequantizeLinear, {q, scale, zero}), {blocks, block, n});
     w = c.reshape(c.op(K::kSub, {w, c.reshape(zs, {blocks, 1, n})}), {k_padded, n});
-  } else {
+  } else if (c.has_input(3)) {
+    const Tensor* z = c.known(3);
+    if (!z) c.unsupported("packed zero_points computed at run time");
+    const int64_t row_bytes = (blocks * bits + 7) / 8;
+    check(z->dtype == DataType::kUint8 && z->size() == n * row_bytes,
+          "MatMulNBits zero_points have dtype {} and {} elements, expected uint8 [{}, {}]",
+          dtype_name(z->dtype), z->size(), n, row_bytes);
     Tensor zp = Tensor::zeros(qt, {blocks, n});
     auto* zd = zp.mutable_view().as<uint8_t>();
-    if (c.has_input(3)) {
-      const Tensor* z = c.known(3);
-      if (!z) c.unsupported("packed zero_points computed at run time");
-      const int64_t row_bytes = (blocks * bits + 7) / 8;
-      check(z->dtype == DataType::kUint8 && z->size() == n * row_bytes,
-            "MatMulNBits zero_points have dtype {} and {} elements, expected uint8 [{}, {}]",
-            dtype_name(z->dtype), z->size(), n, row_bytes);
-      for (int64_t col = 0; col < n; ++col) {
-        const uint8_t* row = z->view().as<uint8_t>() + col * row_bytes;
-        for (int64_t j = 0; j < blocks; ++j) zd[j * n + col] = packed_element(row, j, bits);
-      }
-    } else {
-      std::memset(zd, int(1 << (bits - 1)), size_t(blocks * n));
+    for (int64_t col = 0; col < n; ++col) {
+      const uint8_t* row = z->view().as<uint8_t>() + col * row_bytes;
+      for (int64_t j = 0; j < blocks; ++j) zd[j * n + col] = packed_element(row, j, bits);
     }
     w = c.op(K::kDequantizeLinear, {q, scale, c.constant(zp)});
+  } else {
+    // The default zero point 2^(bits-1), expanded at run time rather than stored per block.
+    OperandId mid = c.constant(qt, {double(1 << (bits - 1))});
+    w = c.op(K::kDequantizeLinear, {q, scale, c.op(K::kExpand, {mid, RawValue(Shape{blocks, n})})});
   }
   if (k_padded != k) w = c.op(K::kSlice, {w, RawValue(IntList{0, 0}), RawValue(IntList{k, n})});
   OperandId a = c.in(0);
