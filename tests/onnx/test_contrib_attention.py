@@ -137,6 +137,23 @@ class AttentionTest(ContribTestBase):
         case.inputs["total"] = case.inits.pop("total")
         self.check(case, pins=[("total", 6)])
 
+    def test_gqa_with_seqlens_and_total_computed_from_attention_mask(self):
+        # As onnxruntime-genai exports do: seqlens_k = ReduceSum(mask) - 1 at run time, and
+        # total_sequence_length = Shape(mask)[1], which folds to a constant.
+        case = self.gqa(b=1, s=1, past=3, h=16, rotary=0)
+        del case.inputs["seqlens"], case.inits["total"]
+        case.inputs["mask"] = np.ones((1, 4), np.int64)
+        case.inits.update(axes=np.array([1], np.int64), one=np.array(1, np.int64),
+                          index=np.array(1, np.int64))
+        case.nodes[:0] = [
+            helper.make_node("ReduceSum", ["mask", "axes"], ["sum"], keepdims=0),
+            helper.make_node("Sub", ["sum", "one"], ["sum1"]),
+            helper.make_node("Cast", ["sum1"], ["seqlens"], to=6),
+            helper.make_node("Shape", ["mask"], ["mask_shape"]),
+            helper.make_node("Gather", ["mask_shape", "index"], ["total64"], axis=0),
+            helper.make_node("Cast", ["total64"], ["total"], to=6)]
+        self.check(case)
+
     def test_gqa_qk_output_is_unsupported(self):
         case = self.gqa()
         case.nodes[0].attribute.append(helper.make_attribute("qk_output", 1))
