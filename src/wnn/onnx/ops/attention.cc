@@ -90,10 +90,26 @@ void rotary_embedding(ConvertContext& c) {
   c.set(0, c.reshape(y, xs, c.out_name(0)));
 }
 
-// GroupQueryAttention: causal self-attention over [past ; new] keys with kv_num_heads key/value
-// heads. New keys and values are appended after the whole past buffer, as ORT does when
-// seqlens_k[b] + 1 == total_sequence_length == past length + S; seqlens_k masks keys past
-// seqlens_k[b] at run time.
+// ORT writes batch b's new tokens right after its own past, at seqlens_k[b] + 1 - S, which is
+// before the end of the past buffer when the batch is ragged. From kv = [past ; new] along the
+// sequence axis, row j of the result is kv[j] below that start and new token j - start at and
+// after it (rows past the last new token are unspecified in ORT; these repeat the last one).
+OperandId place_new_tokens(ConvertContext& c, OperandId kv, OperandId kpos, OperandId seqlens,
+                           int64_t past, int64_t s) {
+  const Shape ks = shape_of(c, kv);
+  auto i32 = [&](double v) { return c.constant(DataType::kInt32, {v}); };
+  OperandId start = c.op(K::kAdd, {seqlens, i32(1.0 - double(s))});  // [B, 1, 1, 1]
+  OperandId from_new = c.op(K::kAdd, {c.op(K::kSub, {kpos, start}), i32(double(past))});
+  from_new = c.op(K::kMin, {from_new, i32(double(ks[2] - 1))});
+  OperandId idx = c.op(K::kWhere, {c.op(K::kLesser, {kpos, start}), kpos, from_new});
+  idx = c.reshape(idx, {ks[0], 1, ks[2], 1});
+  idx = c.op(K::kExpand, {idx, RawValue(ks)});
+  return c.op(K::kGatherElements, {kv, idx}, {{"axis", int64_t(2)}});
+}
+
+// GroupQueryAttention: causal self-attention over past and new keys with kv_num_heads key/value
+// heads. total_sequence_length must be a constant equal to the past buffer's length + S; the
+// placement of new tokens and the mask follow seqlens_k at run time, so ragged batches match.
 void group_query_attention(ConvertContext& c) {
   const int64_t n = required_heads(c, "num_heads"), nkv = required_heads(c, "kv_num_heads");
   reject_nonzero(c, "qk_output");
@@ -153,11 +169,13 @@ void group_query_attention(ConvertContext& c) {
     q = apply_rotary(c, q, cos, sin, rotary, inter);
     k = apply_rotary(c, k, cos, sin, rotary, inter);
   }
+  OperandId kpos = key_positions(c, t);
   if (past > 0) {
     k = c.op(K::kConcat, {RawValue(OperandList{c.in(3), k}), int64_t(2)});
     v = c.op(K::kConcat, {RawValue(OperandList{c.in(4), v}), int64_t(2)});
+    k = place_new_tokens(c, k, kpos, seqlens, past, s);
+    v = place_new_tokens(c, v, kpos, seqlens, past, s);
   }
-  OperandId kpos = key_positions(c, t);
   OperandId keep = c.op(K::kLesserOrEqual, {kpos, seqlens});
   if (c.attr_int("causal", 1) != 0) {
     keep = c.op(K::kLogicalAnd, {keep, c.op(K::kLesserOrEqual, {kpos, qpos})});
