@@ -14,7 +14,7 @@ import unittest
 import zlib
 
 import numpy as np
-from onnx import TensorProto, helper, mapping, numpy_helper, save
+from onnx import helper, mapping, numpy_helper, save
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -24,6 +24,8 @@ from safetensors_io import read_safetensors, write_safetensors  # noqa: E402
 RUN_JS = os.path.join(ROOT, "tools", "ort-reference", "run.js")
 WNN = os.environ.get("WNN", os.path.join(ROOT, "build", "wnn"))
 FLOAT_TOL = (1e-5, 1e-4)
+# float16 models: both runtimes round intermediates to half precision at different points.
+F16_TOL = (5e-3, 5e-3)
 
 
 def onnx_type(array):
@@ -42,15 +44,15 @@ def pack_rows(q, bits):
 class ContribCase:
     """One model: nodes over named inputs (fed at run time) and initializers."""
 
-    def __init__(self, nodes, inputs, initializers, outputs, tol=FLOAT_TOL):
+    def __init__(self, nodes, inputs, initializers, outputs, tol=FLOAT_TOL, out_dtype=np.float32):
         self.nodes, self.inputs, self.inits = nodes, inputs, initializers
-        self.outputs, self.tol = outputs, tol
+        self.outputs, self.tol, self.out_dtype = outputs, tol, np.dtype(out_dtype)
 
     def model(self):
         graph = helper.make_graph(
             self.nodes, "contrib",
             [helper.make_tensor_value_info(k, onnx_type(v), v.shape) for k, v in self.inputs.items()],
-            [helper.make_tensor_value_info(name, TensorProto.FLOAT, None)
+            [helper.make_tensor_value_info(name, mapping.NP_TYPE_TO_TENSOR_TYPE[self.out_dtype], None)
              for name in self.outputs],
             [numpy_helper.from_array(v, k) for k, v in self.inits.items()])
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),

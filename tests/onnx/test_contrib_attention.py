@@ -9,7 +9,7 @@ import unittest
 import numpy as np
 from onnx import helper
 
-from contrib_harness import ContribCase, ContribTestBase
+from contrib_harness import F16_TOL, ContribCase, ContribTestBase
 
 
 def ms_node(op, inputs, outputs, **attrs):
@@ -103,6 +103,15 @@ class AttentionTest(ContribTestBase):
         # output is compared.
         case = self.gqa(s=1, past=5, h=16, rotary=1, seqlens=[5, 3])
         case.outputs = ["out"]
+        self.check(case)
+
+    def test_gqa_float16_decode_with_rotary(self):
+        case = self.gqa(s=1, past=5, h=16, rotary=0)
+        for name in ("q", "k", "v", "pk", "pv"):
+            case.inputs[name] = case.inputs[name].astype(np.float16)
+        for name in ("cos", "sin"):
+            case.inits[name] = case.inits[name].astype(np.float16)
+        case.out_dtype, case.tol = np.dtype(np.float16), F16_TOL
         self.check(case)
 
     def test_gqa_multi_token_step_with_past_interleaved_rotary(self):

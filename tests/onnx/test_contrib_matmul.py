@@ -12,7 +12,7 @@ import unittest
 import numpy as np
 from onnx import helper
 
-from contrib_harness import ContribCase, ContribTestBase, pack_rows
+from contrib_harness import F16_TOL, ContribCase, ContribTestBase, pack_rows
 
 
 class QuantizedMatmulTest(ContribTestBase):
@@ -55,6 +55,14 @@ class QuantizedMatmulTest(ContribTestBase):
 
     def test_matmul_nbits_8bit_default_zero_point_odd_k(self):
         self.check(self.nbits_case((3, 40), 40, 6, 8, 32))
+
+    def test_matmul_nbits_float16(self):
+        case = self.nbits_case((2, 64), 64, 8, 4, 32, zero_points="packed", bias=True)
+        case.inputs["A"] = case.inputs["A"].astype(np.float16)
+        for name in ("scales", "bias"):
+            case.inits[name] = case.inits[name].astype(np.float16)
+        case.out_dtype, case.tol = np.dtype(np.float16), F16_TOL
+        self.check(case)
 
     def test_matmul_nbits_weights_stay_packed_in_safetensors(self):
         k, n, block = 256, 96, 32
