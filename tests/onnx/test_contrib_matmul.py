@@ -64,17 +64,26 @@ class QuantizedMatmulTest(ContribTestBase):
         case.out_dtype, case.tol = np.dtype(np.float16), F16_TOL
         self.check(case)
 
-    def test_matmul_nbits_weights_stay_packed_in_safetensors(self):
-        k, n, block = 256, 96, 32
-        out = self.check(self.nbits_case((2, k), k, n, 4, block))
+    def stored_tensors(self, out):
+        """name -> (dtype, raw bytes) of the converted weights file."""
         with open(os.path.join(out, "model.safetensors"), "rb") as f:
             length = struct.unpack("<Q", f.read(8))[0]
             header = json.loads(f.read(length))
-        sizes = {name: e["data_offsets"][1] - e["data_offsets"][0]
-                 for name, e in header.items() if name != "__metadata__"}
-        # The weight: K * N 4-bit values in K * N / 2 bytes, not K * N bytes or floats.
-        self.assertIn(k * n // 2, sizes.values(), sizes)
-        self.assertLess(sum(sizes.values()), k * n // 2 + 4 * n * (k // block) + 1024, sizes)
+            body = f.read()
+        return {name: (e["dtype"], body[e["data_offsets"][0]:e["data_offsets"][1]])
+                for name, e in header.items() if name != "__metadata__"}
+
+    def test_matmul_nbits_weights_stay_packed_in_safetensors(self):
+        for bits in (4, 8):
+            k, n, block = 256, 96, 32
+            case = self.nbits_case((2, k), k, n, bits, block)
+            stored = self.stored_tensors(self.check(case))
+            # The weight is stored as B's own bytes (K * N * bits / 8), never widened to one
+            # byte per 4-bit value or to floats; the rest is the scales and small constants.
+            packed = case.inits["B"].tobytes()
+            self.assertIn(("U8", packed), stored.values(), bits)
+            total = sum(len(data) for _, data in stored.values())
+            self.assertLess(total, len(packed) + 4 * n * (k // block) + 1024, bits)
 
     def with_g_idx(self, case, g_idx):
         node = case.nodes[0]

@@ -21,19 +21,14 @@ uint8_t packed_element(const uint8_t* row, int64_t e, int64_t bits) {
   return e % 2 == 0 ? (byte & 0x0F) : (byte >> 4);
 }
 
-// The MatMulNBits weight B [N, blocks, blob] as a uint4/uint8 tensor [K_padded, N]: K-major so
-// the blocked dequantizeLinear (scale [blocks, N]) yields the right-hand matmul operand with no
-// runtime transpose. In memory int4 is one element per byte; the weights writer packs it again.
+// The MatMulNBits weight B [N, blocks, blob] as a uint4/uint8 tensor [N, K_padded] in B's own
+// order: in memory int4 is one element per byte, and the weights writer packs it again into
+// exactly B's bytes (low nibble first).
 Tensor unpack_weight(const Tensor& b, int64_t n, int64_t k_padded, int64_t bits) {
-  const DataType dt = bits == 4 ? DataType::kUint4 : DataType::kUint8;
-  Tensor w = Tensor::zeros(dt, {k_padded, n});
+  Tensor w = Tensor::zeros(bits == 4 ? DataType::kUint4 : DataType::kUint8, {n, k_padded});
   const auto* src = b.view().as<uint8_t>();
   auto* dst = w.mutable_view().as<uint8_t>();
-  const int64_t row_bytes = k_padded * bits / 8;
-  for (int64_t col = 0; col < n; ++col) {
-    const uint8_t* row = src + col * row_bytes;
-    for (int64_t k = 0; k < k_padded; ++k) dst[k * n + col] = packed_element(row, k, bits);
-  }
+  for (int64_t e = 0; e < n * k_padded; ++e) dst[e] = packed_element(src, e, bits);
   return w;
 }
 
@@ -75,15 +70,14 @@ void matmul_nbits(ConvertContext& c) {
   }
   const DataType qt = bits == 4 ? DataType::kUint4 : DataType::kUint8;
   OperandId q = c.constant(unpack_weight(*b, n, k_padded, bits));
-  // scales [N, blocks] -> [blocks, N], to match the K-major weight.
-  OperandId scale = c.op(K::kTranspose, {c.reshape(c.in(2), {n, blocks})});
-  OperandId w;
+  OperandId scale = c.reshape(c.in(2), {n, blocks});
+  OperandId w;  // the dequantized weight [N, K_padded]
   if (c.has_input(3) && is_float(c.dtype(3))) {
     // Float zero points: (q - zp) * s = dequantize(q, s, 0) - zp * s, per block.
-    OperandId zero = c.op(K::kExpand, {c.constant(qt, {0.0}), RawValue(Shape{blocks, n})});
-    OperandId zs = c.op(K::kMul, {c.op(K::kTranspose, {c.reshape(c.in(3), {n, blocks})}), scale});
-    w = c.reshape(c.op(K::kDequantizeLinear, {q, scale, zero}), {blocks, block, n});
-    w = c.reshape(c.op(K::kSub, {w, c.reshape(zs, {blocks, 1, n})}), {k_padded, n});
+    OperandId zero = c.op(K::kExpand, {c.constant(qt, {0.0}), RawValue(Shape{n, blocks})});
+    OperandId zs = c.op(K::kMul, {c.reshape(c.in(3), {n, blocks}), scale});
+    w = c.reshape(c.op(K::kDequantizeLinear, {q, scale, zero}), {n, blocks, block});
+    w = c.reshape(c.op(K::kSub, {w, c.reshape(zs, {n, blocks, 1})}), {n, k_padded});
   } else if (c.has_input(3)) {
     const Tensor* z = c.known(3);
     if (!z) c.unsupported("packed zero_points computed at run time");
@@ -91,26 +85,27 @@ void matmul_nbits(ConvertContext& c) {
     check(z->dtype == DataType::kUint8 && z->size() == n * row_bytes,
           "MatMulNBits zero_points have dtype {} and {} elements, expected uint8 [{}, {}]",
           dtype_name(z->dtype), z->size(), n, row_bytes);
-    Tensor zp = Tensor::zeros(qt, {blocks, n});
+    Tensor zp = Tensor::zeros(qt, {n, blocks});
     auto* zd = zp.mutable_view().as<uint8_t>();
-    for (int64_t col = 0; col < n; ++col) {
-      const uint8_t* row = z->view().as<uint8_t>() + col * row_bytes;
-      for (int64_t j = 0; j < blocks; ++j) zd[j * n + col] = packed_element(row, j, bits);
+    for (int64_t row = 0; row < n; ++row) {
+      const uint8_t* packed = z->view().as<uint8_t>() + row * row_bytes;
+      for (int64_t j = 0; j < blocks; ++j) zd[row * blocks + j] = packed_element(packed, j, bits);
     }
     w = c.op(K::kDequantizeLinear, {q, scale, c.constant(zp)});
   } else {
     // The default zero point 2^(bits-1), expanded at run time rather than stored per block.
     OperandId mid = c.constant(qt, {double(1 << (bits - 1))});
-    w = c.op(K::kDequantizeLinear, {q, scale, c.op(K::kExpand, {mid, RawValue(Shape{blocks, n})})});
+    w = c.op(K::kDequantizeLinear, {q, scale, c.op(K::kExpand, {mid, RawValue(Shape{n, blocks})})});
   }
-  if (k_padded != k) w = c.op(K::kSlice, {w, RawValue(IntList{0, 0}), RawValue(IntList{k, n})});
-  OperandId a = c.in(0);
+  if (k_padded != k) w = c.op(K::kSlice, {w, RawValue(IntList{0, 0}), RawValue(IntList{n, k})});
   const Shape as = c.shape(0);
   check(!as.empty() && as.back() == k,
         "MatMulNBits A has shape {}, its last dimension must be K={}", shape_to_string(as), k);
-  if (as.size() == 1) a = c.reshape(a, {1, k});
-  OperandId y = c.op(K::kMatmul, {a, w});
-  if (c.has_input(5)) y = c.op(K::kAdd, {y, c.in(5)});
+  // A as [M, K] times w^T through gemm's bTranspose: no transposed copy of the weight.
+  const int64_t m = element_count(as) / k;
+  std::vector<std::pair<std::string, RawValue>> named = {{"bTranspose", true}};
+  if (c.has_input(5)) named.emplace_back("c", c.in(5));
+  OperandId y = c.op(K::kGemm, {c.reshape(c.in(0), {m, k}), w}, std::move(named));
   Shape ys = as;
   ys.back() = n;
   c.set(0, c.reshape(y, ys, c.out_name(0)));
