@@ -9,7 +9,7 @@ import unittest
 import numpy as np
 from onnx import helper
 
-from contrib_harness import F16_TOL, ContribCase, ContribTestBase
+from contrib_harness import F16_TOL, ContribCase, ContribTestBase, pack_rows
 
 
 def ms_node(op, inputs, outputs, **attrs):
@@ -273,6 +273,48 @@ class AttentionTest(ContribTestBase):
         case = ContribCase([node], {"x": self.rand(1, 2, 8)},
                            {"w": self.rand(8, 24), "b": self.rand(24)}, ["out"])
         self.expect_unsupported(case, "Attention", "do_rotary=1")
+
+    # --- a decoder layer as onnxruntime-genai exports it ---------------------------------
+
+    def nbits_weight(self, prefix, k, n, block=32):
+        """Initializers of a 4-bit MatMulNBits weight [k -> n] with packed zero points."""
+        blocks = k // block
+        q = self.rng.integers(0, 16, size=(n, k), dtype=np.uint8)
+        zp = self.rng.integers(4, 12, size=(n, blocks), dtype=np.uint8)
+        return {prefix + "_B": pack_rows(q, 4).reshape(n, blocks, block // 2),
+                prefix + "_s": self.rng.uniform(0.005, 0.02, n * blocks).astype(np.float32),
+                prefix + "_zp": pack_rows(zp, 4).reshape(-1)}
+
+    def test_genai_style_decoder_layer_decode_step(self):
+        d, n, nkv, h, past, inter = 64, 4, 2, 16, 6, 96
+        inits = {"ln1": self.rand(d) + 1, "ln2": self.rand(d) + 1, "total": np.array(7, np.int32)}
+        cos, sin = self.caches(32, h)
+        inits.update(cos=cos, sin=sin)
+        for name, k, nn in (("qkv", d, (n + 2 * nkv) * h), ("o", n * h, d), ("up", d, inter),
+                            ("down", inter, d)):
+            inits.update(self.nbits_weight(name, k, nn))
+
+        def nbits(name, x, k, nn):
+            return ms_node("MatMulNBits", [x, name + "_B", name + "_s", name + "_zp"], [name],
+                           K=k, N=nn, bits=4, block_size=32)
+        nodes = [
+            # ORT registers SimplifiedLayerNormalization in the default domain.
+            helper.make_node("SimplifiedLayerNormalization", ["x", "ln1"], ["h1"], epsilon=1e-6),
+            nbits("qkv", "h1", d, (n + 2 * nkv) * h),
+            ms_node("GroupQueryAttention", ["qkv", "", "", "pk", "pv", "seqlens", "total", "cos",
+                                            "sin"], ["attn", "present_k", "present_v"],
+                    num_heads=n, kv_num_heads=nkv, do_rotary=1),
+            nbits("o", "attn", n * h, d),
+            ms_node("SkipSimplifiedLayerNormalization", ["o", "x", "ln2"],
+                    ["h2", "", "", "resid"], epsilon=1e-6),
+            nbits("up", "h2", d, inter),
+            ms_node("QuickGelu", ["up"], ["act"], alpha=1.702),
+            nbits("down", "act", inter, d),
+            helper.make_node("Add", ["down", "resid"], ["y"])]
+        inputs = {"x": self.rand(2, 1, d), "pk": self.rand(2, nkv, past, h),
+                  "pv": self.rand(2, nkv, past, h), "seqlens": np.array([6, 4], np.int32)}
+        # A ragged batch (batch 1 has 5 of 7 positions); present_k/v are not compared.
+        self.check(ContribCase(nodes, inputs, inits, ["y"], (1e-4, 1e-4)))
 
 
 if __name__ == "__main__":
