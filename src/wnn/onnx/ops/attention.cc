@@ -127,6 +127,9 @@ void group_query_attention(ConvertContext& c) {
   const int64_t b = qs[0], s = qs[1];
   const bool packed = !c.has_input(1);
   const int64_t h = packed ? qs[2] / (n + 2 * nkv) : qs[2] / n;
+  check(h > 0 && qs[2] == h * (packed ? n + 2 * nkv : n),
+        "GroupQueryAttention: query width {} does not hold {} query{} heads", qs[2], n,
+        packed ? fmt::format(" and 2 x {} key/value", nkv) : "");
   const DataType dt = c.dtype(0);
   OperandId q = c.in(0), k, v;
   if (packed) {
@@ -137,9 +140,9 @@ void group_query_attention(ConvertContext& c) {
     k = c.in(1);
     v = c.in(2);
   }
-  q = to_heads(c, q, n);
-  k = to_heads(c, k, nkv);
-  v = to_heads(c, v, nkv);
+  q = to_heads(c, q, n, "query");
+  k = to_heads(c, k, nkv, "key");
+  v = to_heads(c, v, nkv, "value");
   const int64_t past = c.has_input(3) ? shape_of_rank(c, 3, 4, "past_key")[2] : 0;
   const std::vector<int64_t> total_v = c.known_ints(6, "total_sequence_length");
   check(total_v.size() == 1, "GroupQueryAttention: total_sequence_length has {} elements",
@@ -275,10 +278,10 @@ void multi_head_attention(ConvertContext& c) {
     k = c.op(K::kAdd, {k, slice_axis(c, c.in(3), 0, d, d)});
     v = c.op(K::kAdd, {v, slice_axis(c, c.in(3), 0, 2 * d, dv)});
   }
-  q = to_heads(c, q, n);
+  q = to_heads(c, q, n, "query");
   if (ks.size() == 3) {
-    k = to_heads(c, k, n);
-    v = to_heads(c, v, n);
+    k = to_heads(c, k, n, "key");
+    v = to_heads(c, v, n, "value");
     if (c.has_input(6)) k = c.op(K::kConcat, {RawValue(OperandList{c.in(6), k}), int64_t(2)});
     if (c.has_input(7)) v = c.op(K::kConcat, {RawValue(OperandList{c.in(7), v}), int64_t(2)});
   } else if (c.has_input(6) || c.has_input(7)) {
@@ -308,9 +311,9 @@ void attention(ConvertContext& c) {
         "Attention: qkv_hidden_sizes do not add up to the weights' {} columns", ws[1]);
   OperandId qkv = c.op(K::kMatmul, {c.in(0), c.in(1)});
   if (c.has_input(2)) qkv = c.op(K::kAdd, {qkv, c.in(2)});
-  OperandId q = to_heads(c, slice_axis(c, qkv, 2, 0, sizes[0]), n);
-  OperandId k = to_heads(c, slice_axis(c, qkv, 2, sizes[0], sizes[1]), n);
-  OperandId v = to_heads(c, slice_axis(c, qkv, 2, sizes[0] + sizes[1], sizes[2]), n);
+  OperandId q = to_heads(c, slice_axis(c, qkv, 2, 0, sizes[0]), n, "query");
+  OperandId k = to_heads(c, slice_axis(c, qkv, 2, sizes[0], sizes[1]), n, "key");
+  OperandId v = to_heads(c, slice_axis(c, qkv, 2, sizes[0] + sizes[1], sizes[2]), n, "value");
   if (c.has_input(4)) {  // past [2, B, N, P, H]
     const Shape ps = shape_of_rank(c, 4, 5, "past");
     const Shape one{ps[1], ps[2], ps[3], ps[4]};

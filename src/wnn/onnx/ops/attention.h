@@ -20,8 +20,8 @@ OperandId slice_axis(ConvertContext& c, OperandId x, size_t axis, int64_t begin,
 OperandId apply_rotary(ConvertContext& c, OperandId x, OperandId cos, OperandId sin,
                        int64_t rotary_dim, bool interleaved);
 
-// [B, S, N*H] -> [B, N, S, H].
-OperandId to_heads(ConvertContext& c, OperandId x, int64_t heads);
+// [B, S, N*H] -> [B, N, S, H]; `what` names x in the error when N*H does not split.
+OperandId to_heads(ConvertContext& c, OperandId x, int64_t heads, std::string_view what);
 
 struct SdpaOptions {
   double scale = 1.0;

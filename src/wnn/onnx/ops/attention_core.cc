@@ -54,10 +54,10 @@ OperandId apply_rotary(ConvertContext& c, OperandId x, OperandId cos, OperandId 
   return c.op(K::kConcat, {RawValue(OperandList{y, pass}), int64_t(last)});
 }
 
-OperandId to_heads(ConvertContext& c, OperandId x, int64_t heads) {
+OperandId to_heads(ConvertContext& c, OperandId x, int64_t heads, std::string_view what) {
   const Shape s = shape_of(c, x);
   check(s.size() == 3 && s[2] % heads == 0, "{}: {} of shape {} does not split into {} heads",
-        c.node().op_type, "an input", shape_to_string(s), heads);
+        c.node().op_type, what, shape_to_string(s), heads);
   OperandId r = c.reshape(x, {s[0], s[1], heads, s[2] / heads});
   return c.op(K::kTranspose, {r}, {{"permutation", IntList{0, 2, 1, 3}}});
 }
