@@ -150,6 +150,8 @@ std::span<const Converter> all_converters() {
     ops::register_onehot(t);
     ops::register_norm_extra(t);
     ops::register_contrib(t);
+    ops::register_quantized_matmul(t);
+    ops::register_attention(t);
     ops::register_recurrent(t);
     ops::register_resize(t);
     std::stable_sort(t.begin(), t.end(), [](const Converter& a, const Converter& b) {

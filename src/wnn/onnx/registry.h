@@ -195,6 +195,8 @@ void register_loss(std::vector<Converter>& t);
 void register_onehot(std::vector<Converter>& t);
 void register_norm_extra(std::vector<Converter>& t);
 void register_contrib(std::vector<Converter>& t);
+void register_quantized_matmul(std::vector<Converter>& t);
+void register_attention(std::vector<Converter>& t);
 void register_recurrent(std::vector<Converter>& t);
 void register_resize(std::vector<Converter>& t);
 }  // namespace ops

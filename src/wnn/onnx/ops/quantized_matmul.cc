@@ -1,0 +1,188 @@
+// com.microsoft quantized matrix products: MatMulNBits (block-quantized 4/8-bit weights kept
+// packed as uint4/uint8 constants behind a blocked dequantizeLinear), MatMulIntegerToFloat and
+// DynamicQuantizeMatMul (integer products computed in float32 and rescaled).
+#include "wnn/onnx/registry.h"
+
+namespace wnn::onnx::ops {
+namespace {
+
+using K = OpKind;
+
+int64_t required_int(ConvertContext& c, std::string_view name) {
+  auto v = c.attr_int(name);
+  check(v.has_value(), "{} needs the attribute '{}'", c.node().op_type, name);
+  return *v;
+}
+
+// Element e of row-packed `bits`-wide values (4: low nibble first; 8: one per byte).
+uint8_t packed_element(const uint8_t* row, int64_t e, int64_t bits) {
+  if (bits == 8) return row[e];
+  const uint8_t byte = row[e / 2];
+  return e % 2 == 0 ? (byte & 0x0F) : (byte >> 4);
+}
+
+// The MatMulNBits weight B [N, blocks, blob] as a uint4/uint8 tensor [N, K_padded] in B's own
+// order: in memory int4 is one element per byte, and the weights writer packs it again into
+// exactly B's bytes (low nibble first).
+Tensor unpack_weight(const Tensor& b, int64_t n, int64_t k_padded, int64_t bits) {
+  Tensor w = Tensor::zeros(bits == 4 ? DataType::kUint4 : DataType::kUint8, {n, k_padded});
+  const auto* src = b.view().as<uint8_t>();
+  auto* dst = w.mutable_view().as<uint8_t>();
+  for (int64_t e = 0; e < n * k_padded; ++e) dst[e] = packed_element(src, e, bits);
+  return w;
+}
+
+void matmul_nbits(ConvertContext& c) {
+  const int64_t k = required_int(c, "K"), n = required_int(c, "N");
+  const int64_t block = required_int(c, "block_size"), bits = c.attr_int("bits", 4);
+  if (bits != 4 && bits != 8) c.unsupported("bits={} (4 and 8 convert)", bits);
+  if (auto level = c.attr_int("accuracy_level"); level && *level != 0) {
+    c.unsupported("accuracy_level={}: ORT then quantizes A internally, which wnn does not mimic",
+                  *level);
+  }
+  if (auto pre = c.attr_int("weight_prepacked"); pre && *pre != 0) {
+    c.unsupported("weight_prepacked={} (an execution-provider layout)", *pre);
+  }
+  check(k > 0 && n > 0 && block >= 16 && (block & (block - 1)) == 0,
+        "MatMulNBits: K={}, N={}, block_size={} (a power of two >= 16) are invalid", k, n, block);
+  const int64_t blocks = (k + block - 1) / block, k_padded = blocks * block;
+  const Tensor* b = c.known(1);
+  if (!b) c.unsupported("B (input 1) must be a constant: its packing is undone at import");
+  check(b->dtype == DataType::kUint8 && b->size() == n * blocks * block * bits / 8,
+        "MatMulNBits B has dtype {} and {} elements, expected uint8 [N={}, {}, {}]",
+        dtype_name(b->dtype), b->size(), n, blocks, block * bits / 8);
+  check(c.shape(2) == Shape{n * blocks} || c.shape(2) == Shape{n, blocks},
+        "MatMulNBits scales have shape {}, expected [{}] or [{}, {}]", shape_to_string(c.shape(2)),
+        n * blocks, n, blocks);
+  if (const Tensor* g = c.known(4); c.has_input(4)) {
+    if (!g) c.unsupported("g_idx computed at run time");
+    // Measured: ORT 1.30's CPU kernel then dequantizes with the default zero point, ignoring
+    // the given ones, so neither reading is a safe conversion.
+    if (c.has_input(3) && c.dtype(3) == DataType::kUint8) {
+      c.unsupported("g_idx together with packed uint8 zero_points");
+    }
+    check(g->size() == k, "MatMulNBits g_idx has {} elements, expected K={}", g->size(), k);
+    for (int64_t i = 0; i < k; ++i) {
+      if (element_as_int64(g->view(), i) != i / block) {
+        c.unsupported("g_idx that reorders the K rows (act-order) at row {}", i);
+      }
+    }
+  }
+  const DataType qt = bits == 4 ? DataType::kUint4 : DataType::kUint8;
+  OperandId q = c.constant(unpack_weight(*b, n, k_padded, bits));
+  OperandId scale = c.reshape(c.in(2), {n, blocks});
+  OperandId w;  // the dequantized weight [N, K_padded]
+  if (c.has_input(3) && is_float(c.dtype(3))) {
+    // Float zero points: (q - zp) * s = dequantize(q, s, 0) - zp * s, per block.
+    OperandId zero = c.op(K::kExpand, {c.constant(qt, {0.0}), RawValue(Shape{n, blocks})});
+    OperandId zs = c.op(K::kMul, {c.reshape(c.in(3), {n, blocks}), scale});
+    w = c.reshape(c.op(K::kDequantizeLinear, {q, scale, zero}), {n, blocks, block});
+    w = c.reshape(c.op(K::kSub, {w, c.reshape(zs, {n, blocks, 1})}), {n, k_padded});
+  } else if (c.has_input(3)) {
+    const Tensor* z = c.known(3);
+    if (!z) c.unsupported("packed zero_points computed at run time");
+    const int64_t row_bytes = (blocks * bits + 7) / 8;
+    check(z->dtype == DataType::kUint8 && z->size() == n * row_bytes,
+          "MatMulNBits zero_points have dtype {} and {} elements, expected uint8 [{}, {}]",
+          dtype_name(z->dtype), z->size(), n, row_bytes);
+    Tensor zp = Tensor::zeros(qt, {n, blocks});
+    auto* zd = zp.mutable_view().as<uint8_t>();
+    for (int64_t row = 0; row < n; ++row) {
+      const uint8_t* packed = z->view().as<uint8_t>() + row * row_bytes;
+      for (int64_t j = 0; j < blocks; ++j) zd[row * blocks + j] = packed_element(packed, j, bits);
+    }
+    w = c.op(K::kDequantizeLinear, {q, scale, c.constant(zp)});
+  } else {
+    // The default zero point 2^(bits-1), expanded at run time rather than stored per block.
+    OperandId mid = c.constant(qt, {double(1 << (bits - 1))});
+    w = c.op(K::kDequantizeLinear, {q, scale, c.op(K::kExpand, {mid, RawValue(Shape{n, blocks})})});
+  }
+  if (k_padded != k) w = c.op(K::kSlice, {w, RawValue(IntList{0, 0}), RawValue(IntList{n, k})});
+  const Shape as = c.shape(0);
+  check(!as.empty() && as.back() == k,
+        "MatMulNBits A has shape {}, its last dimension must be K={}", shape_to_string(as), k);
+  // A as [M, K] times w^T through gemm's bTranspose: no transposed copy of the weight.
+  const int64_t m = element_count(as) / k;
+  std::vector<std::pair<std::string, RawValue>> named = {{"bTranspose", true}};
+  if (c.has_input(5)) named.emplace_back("c", c.in(5));
+  OperandId y = c.op(K::kGemm, {c.reshape(c.in(0), {m, k}), w}, std::move(named));
+  Shape ys = as;
+  ys.back() = n;
+  c.set(0, c.reshape(y, ys, c.out_name(0)));
+}
+
+// A per-tensor quantization parameter (scalar or one element) as a scalar operand.
+OperandId scalar_param(ConvertContext& c, size_t i, std::string_view what) {
+  const Shape s = c.shape(i);
+  if (element_count(s) != 1) {
+    c.unsupported("{} of shape {}: only a per-tensor (one element) value converts", what,
+                  shape_to_string(s));
+  }
+  return s.empty() ? c.in(i) : c.reshape(c.in(i), {});
+}
+
+// (A - a_zero) @ (B - b_zero) * a_scale * b_scale (+ bias), the products in float32: exact while
+// the partial sums of 8-bit products stay below 2^24, and within float rounding beyond.
+OperandId integer_product(ConvertContext& c, OperandId a, std::optional<OperandId> a_zero,
+                          std::optional<OperandId> a_scale, size_t b_scale, size_t b_zero,
+                          size_t bias) {
+  const DataType ft = c.dtype(b_scale);
+  auto as_float = [&](OperandId x) { return c.op(K::kCast, {x, ft}); };
+  a = as_float(a);
+  if (a_zero) a = c.op(K::kSub, {a, as_float(*a_zero)});
+  OperandId b = as_float(c.in(1));
+  if (c.has_input(b_zero)) b = c.op(K::kSub, {b, as_float(c.in(b_zero))});
+  OperandId y = c.op(K::kMatmul, {a, b});
+  OperandId scale = c.in(b_scale);
+  if (a_scale) scale = c.op(K::kMul, {scale, *a_scale});
+  y = c.op(K::kMul, {y, scale});
+  if (c.has_input(bias)) y = c.op(K::kAdd, {y, c.in(bias)});
+  return y;
+}
+
+void check_matrix_operands(ConvertContext& c) {
+  if (c.shape(0).size() < 2 || c.shape(1).size() < 2) {
+    c.unsupported("A {} and B {} of rank below 2", shape_to_string(c.shape(0)),
+                  shape_to_string(c.shape(1)));
+  }
+}
+
+void matmul_integer_to_float(ConvertContext& c) {
+  check_matrix_operands(c);
+  std::optional<OperandId> a_zero;
+  if (c.has_input(4)) a_zero = scalar_param(c, 4, "a_zero_point");
+  OperandId a_scale = scalar_param(c, 2, "a_scale");
+  c.set(0, c.op(K::kIdentity, {integer_product(c, c.in(0), a_zero, a_scale, 3, 5, 6)}, {},
+                c.out_name(0)));
+}
+
+// A is quantized to uint8 as DynamicQuantizeLinear does: the range [min(A, 0), max(A, 0)]
+// maps onto [0, 255], the zero point is round(-min / scale) saturated.
+void dynamic_quantize_matmul(ConvertContext& c) {
+  check_matrix_operands(c);
+  const DataType ft = c.dtype(0);
+  OperandId a = c.in(0);
+  const IntList all = iota(0, int64_t(c.shape(0).size()));
+  OperandId zero = c.constant(ft, {0.0});
+  OperandId lo = c.op(K::kMin, {c.op(K::kReduceMin, {a}, {{"axes", all}}), zero});
+  OperandId hi = c.op(K::kMax, {c.op(K::kReduceMax, {a}, {{"axes", all}}), zero});
+  OperandId scale = c.op(K::kDiv, {c.op(K::kSub, {hi, lo}), c.constant(ft, {255.0})});
+  OperandId u8_zero = c.constant(DataType::kUint8, {0.0});
+  OperandId zp = c.op(K::kQuantizeLinear, {c.op(K::kNeg, {lo}), scale, u8_zero});
+  OperandId aq = c.op(K::kQuantizeLinear, {a, scale, zp});
+  c.set(0, c.op(K::kIdentity, {integer_product(c, aq, zp, scale, 2, 3, 4)}, {}, c.out_name(0)));
+}
+
+}  // namespace
+
+void register_quantized_matmul(std::vector<Converter>& t) {
+  const auto X = ConvertKind::kDecomposed;
+  t.push_back({kMsDomain, "MatMulNBits", 1, kMaxOpset, matmul_nbits, X, false,
+               "bits 4/8 stay packed (uint4/uint8 + blocked dequantizeLinear); accuracy_level 0 "
+               "only"});
+  t.push_back({kMsDomain, "MatMulIntegerToFloat", 1, kMaxOpset, matmul_integer_to_float, X, false,
+               "per-tensor A parameters"});
+  t.push_back({kMsDomain, "DynamicQuantizeMatMul", 1, kMaxOpset, dynamic_quantize_matmul, X});
+}
+
+}  // namespace wnn::onnx::ops
