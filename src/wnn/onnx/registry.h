@@ -197,6 +197,9 @@ void register_norm_extra(std::vector<Converter>& t);
 void register_contrib(std::vector<Converter>& t);
 void register_recurrent(std::vector<Converter>& t);
 void register_resize(std::vector<Converter>& t);
+void register_signal(std::vector<Converter>& t);
+void register_grid_sample(std::vector<Converter>& t);
+void register_roi_align(std::vector<Converter>& t);
 }  // namespace ops
 
 }  // namespace wnn::onnx

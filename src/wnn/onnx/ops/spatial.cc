@@ -2,9 +2,8 @@
 
 namespace wnn::onnx::ops {
 
-Spatial2d read_spatial(const ConvertContext& c, const IntList& in, const IntList& kernel) {
+SpatialNd read_spatial_nd(const ConvertContext& c, const IntList& in, const IntList& kernel) {
   const size_t n = in.size();
-  if (n != 1 && n != 2) c.unsupported("{}-D {} (WebNN has 2-D)", n, c.node().op_type);
   IntList strides = c.attr_ints("strides").value_or(IntList(n, 1));
   IntList dil = c.attr_ints("dilations").value_or(IntList(n, 1));
   IntList pads = c.attr_ints("pads").value_or(IntList(2 * n, 0));
@@ -25,6 +24,13 @@ Spatial2d read_spatial(const ConvertContext& c, const IntList& in, const IntList
   } else if (auto_pad != "NOTSET") {
     c.unsupported("auto_pad '{}'", auto_pad);
   }
+  return {strides, dil, pads};
+}
+
+Spatial2d read_spatial(const ConvertContext& c, const IntList& in, const IntList& kernel) {
+  const size_t n = in.size();
+  if (n != 1 && n != 2) c.unsupported("{}-D {} (WebNN has 2-D)", n, c.node().op_type);
+  const auto [strides, dil, pads] = read_spatial_nd(c, in, kernel);
   Spatial2d s;
   if (n == 1) {
     s.strides = {1, strides[0]};
