@@ -16,9 +16,13 @@ void pool(ConvertContext& c, OpKind kind) {
   auto kernel = c.attr_ints("kernel_shape");
   if (!kernel) c.unsupported("pooling without kernel_shape");
   Spatial2d s = read_spatial(c, in, *kernel);
-  const bool ceil = c.attr_int("ceil_mode", 0) != 0;
+  bool ceil = c.attr_int("ceil_mode", 0) != 0;
   const bool one_d = xs.size() == 3;
   IntList window = one_d ? IntList{1, (*kernel)[0]} : *kernel;
+  const IntList in2 = one_d ? IntList{1, xs[2]} : IntList{xs[2], xs[3]};
+  const bool ceil_included_pad =
+      ceil && kind == K::kAveragePool2d && c.attr_int("count_include_pad", 0) != 0;
+  if (ceil && !ceil_included_pad && ceil_as_floor_padding(s, in2, window)) ceil = false;
   OperandId x = lift_1d(c, c.in(0), xs);
   if (kind == K::kL2Pool2d) {
     const int64_t p = c.attr_int("p", 2);

@@ -13,16 +13,6 @@ using K = OpKind;
 
 namespace {
 
-// ONNX's pooled length, with ceil_mode's rule that a window must start inside the input or
-// its begin padding.
-int64_t pooled_length(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
-                      bool ceil) {
-  const int64_t span = in + p0 + p1 - ((k - 1) * d + 1);
-  int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
-  if (ceil && (out - 1) * s >= in + p0) --out;
-  return out;
-}
-
 IntList kernel_of(ConvertContext& c) {
   auto kernel = c.attr_ints("kernel_shape");
   if (!kernel) c.unsupported("pooling without kernel_shape");
@@ -42,7 +32,14 @@ void pool3d(ConvertContext& c, OpKind kind) {
   const IntList& p = s.pads;
   // Height and width: WebNN's 2-D pool over the depth slices.
   OperandId x = c.reshape(c.in(0), {N, C * D, H, W});
-  IntList padding{p[1], p[4], p[2], p[5]};
+  Spatial2d hw{
+      {s.strides[1], s.strides[2]}, {s.dilations[1], s.dilations[2]}, {p[1], p[4], p[2], p[5]}};
+  bool ceil_hw = ceil;
+  if (ceil && !(kind == K::kAveragePool2d && include_pad) &&
+      ceil_as_floor_padding(hw, {H, W}, {kernel[1], kernel[2]})) {
+    ceil_hw = false;
+  }
+  IntList padding = hw.padding;
   if (kind == K::kAveragePool2d && include_pad && (p[1] || p[2] || p[4] || p[5])) {
     if (ceil) c.unsupported("count_include_pad=1 with ceil_mode=1");
     x = c.op(K::kPad,
@@ -54,7 +51,7 @@ void pool3d(ConvertContext& c, OpKind kind) {
                       {"padding", padding},
                       {"strides", IntList{s.strides[1], s.strides[2]}},
                       {"dilations", IntList{s.dilations[1], s.dilations[2]}},
-                      {"outputShapeRounding", RawValue::Name{ceil ? "ceil" : "floor"}}});
+                      {"outputShapeRounding", RawValue::Name{ceil_hw ? "ceil" : "floor"}}});
   const Shape ys = c.b().graph().desc(y).shape;
   const Shape y5 = {N, C, D, ys[2], ys[3]};
   y = c.reshape(y, y5);

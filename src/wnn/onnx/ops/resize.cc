@@ -114,7 +114,9 @@ AxisPlan plan_axis(const ResizeAttrs& a, int64_t in, int64_t out, double scale, 
     const int64_t base = int64_t(fl) - (*src == fl ? 1 : 0);
     int64_t first = 0;
     std::vector<double> w = coefficients(a, ratio, scale, first);
-    if (a.exclude_outside) {
+    // Antialiasing drops the taps outside the input and renormalizes (as ONNX Runtime and
+    // PyTorch do), which is exclude_outside.
+    if (a.exclude_outside || a.antialias) {
       double sum = 0;
       for (size_t k = 0; k < w.size(); ++k) {
         const int64_t idx = base + first + int64_t(k);

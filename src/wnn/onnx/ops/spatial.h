@@ -22,6 +22,16 @@ SpatialNd read_spatial_nd(const ConvertContext& c, const IntList& in, const IntL
 // forward ops. A 1-D op becomes H=1.
 Spatial2d read_spatial(const ConvertContext& c, const IntList& in, const IntList& kernel);
 
+// ONNX's pooled length, with ceil_mode's rule that a window must start inside the input or
+// its begin padding.
+int64_t pooled_length(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
+                      bool ceil);
+
+// WebNN's ceil rounding keeps a last window that starts in the end padding, ONNX's ceil_mode
+// does not: rewrites `s` (over spatial sizes `in`, `window`) to floor rounding with the end
+// padding that yields ONNX's lengths. False (s unchanged) when that needs negative padding.
+bool ceil_as_floor_padding(Spatial2d& s, const IntList& in, const IntList& window);
+
 // 3-D Conv (rank-5 input) decomposed onto conv2d.
 void conv3d(ConvertContext& c);
 // 3-D ConvTranspose onto convTranspose2d; `s.pads` and `out_pad` already resolve auto_pad and

@@ -1,0 +1,48 @@
+// Runs the models of make_geometry_models.py (3-D conv/pool, Resize modes, MaxPool indices,
+// MaxUnpool, GridSample, DFT/STFT, windows, all with non-default attributes; expected outputs
+// from PyTorch's kernels) through the importer and the reference runtime.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "wnn/onnx/backend_test.h"
+
+namespace wnn::onnx {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& models_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("wnn_geometry_models_" + std::to_string(::getpid()));
+    const std::string cmd = "/usr/bin/python3 " WNN_SOURCE_DIR
+                            "/tests/unit/onnx/make_geometry_models.py " +
+                            d.string() + " 2>/dev/null";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    return d;
+  }();
+  return dir;
+}
+
+class GeometryModel : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(GeometryModel, MatchesPyTorch) {
+  const BackendTestResult r = run_backend_test((models_dir() / GetParam()).string());
+  EXPECT_EQ(r.outcome, TestOutcome::kPass) << r.reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, GeometryModel,
+    ::testing::Values("conv3d_groups_strides_pads", "convtranspose3d_groups_output_padding",
+                      "maxpool3d_ceil_dilation", "averagepool3d_count_include_pad",
+                      "averagepool3d_ceil_exclude_pad", "maxpool_indices_pads_strides",
+                      "maxunpool_strides", "resize_cubic_half_pixel", "resize_linear_align_corners",
+                      "resize_nearest_asymmetric_floor", "resize_nearest_half_pixel_ceil",
+                      "resize_linear_antialias", "gridsample_bilinear_reflection_align0",
+                      "gridsample_bicubic_zeros_align1", "gridsample_nearest_border_align0",
+                      "dft_onesided_padded_axis2", "dft_inverse_truncated", "stft_window_step3",
+                      "hannwindow_symmetric", "blackmanwindow_periodic"));
+
+}  // namespace
+}  // namespace wnn::onnx
