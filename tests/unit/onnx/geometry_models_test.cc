@@ -3,9 +3,9 @@
 // from PyTorch's kernels) through the importer and the reference runtime.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 
+#include "test_util.h"
 #include "wnn/onnx/backend_test.h"
 
 namespace wnn::onnx {
@@ -14,14 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path& models_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("wnn_geometry_models_" + std::to_string(::getpid()));
-    const std::string cmd = "/usr/bin/python3 " WNN_SOURCE_DIR
-                            "/tests/unit/onnx/make_geometry_models.py " +
-                            d.string() + " 2>/dev/null";
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    return d;
-  }();
+  static const fs::path dir =
+      testing::generate_models("make_geometry_models.py", "wnn_geometry_models");
   return dir;
 }
 
