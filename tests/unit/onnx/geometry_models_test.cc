@@ -33,7 +33,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "averagepool3d_ceil_exclude_pad", "maxpool_indices_pads_strides",
                       "maxunpool_strides", "resize_cubic_half_pixel", "resize_linear_align_corners",
                       "resize_nearest_asymmetric_floor", "resize_nearest_half_pixel_ceil",
-                      "resize_linear_antialias", "gridsample_bilinear_reflection_align0",
+                      "resize_linear_antialias", "resize_linear_align_corners_long",
+                      "resize_cubic_long", "gridsample_bilinear_reflection_align0",
                       "gridsample_bicubic_zeros_align1", "gridsample_nearest_border_align0",
                       "dft_onesided_padded_axis2", "dft_inverse_truncated", "stft_window_step3",
                       "hannwindow_symmetric", "blackmanwindow_periodic"));

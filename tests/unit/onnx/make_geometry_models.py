@@ -128,6 +128,16 @@ def resize_cases(out):
     resize_case(out, "resize_nearest_half_pixel_ceil", x,
                 F.interpolate(t, size=(9, 3), mode="nearest-exact"), [1, 2, 9, 3],
                 mode="nearest", nearest_mode="round_prefer_ceil")
+    # Inputs long enough that the few taps per output become gathers instead of a matmul.
+    x = rand(1, 2, 20, 17)
+    resize_case(out, "resize_linear_align_corners_long", x,
+                F.interpolate(torch.from_numpy(x), size=(9, 40), mode="bilinear",
+                              align_corners=True),
+                [1, 2, 9, 40], mode="linear", coordinate_transformation_mode="align_corners")
+    resize_case(out, "resize_cubic_long", x,
+                F.interpolate(torch.from_numpy(x), size=(31, 5), mode="bicubic",
+                              align_corners=False),
+                [1, 2, 31, 5], mode="cubic")
     x = rand(1, 2, 8, 9)
     resize_case(out, "resize_linear_antialias", x,
                 F.interpolate(torch.from_numpy(x), size=(3, 4), mode="bilinear",

@@ -1,5 +1,8 @@
 #include "wnn/onnx/ops/axis_map.h"
 
+#include <algorithm>
+#include <optional>
+
 namespace wnn::onnx::ops {
 
 OperandId matmul_along_axis(ConvertContext& c, OperandId x, const Shape& shape, size_t axis,
@@ -9,6 +12,39 @@ OperandId matmul_along_axis(ConvertContext& c, OperandId x, const Shape& shape, 
   const DataType dt = c.b().graph().desc(x).dtype;
   if (!is_float(dt))
     c.unsupported("interpolating {} values (WebNN's matmul takes floats)", dtype_name(dt));
+  // A sparse map (a resize's few taps per output) is cheaper as K gathers and a weighted sum:
+  // O(K * out) constants instead of O(out * in), and no multiplications by zero.
+  int64_t taps = 0;
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t nonzero = 0;
+    for (int64_t i = 0; i < in; ++i) nonzero += matrix[size_t(o * in + i)] != 0;
+    taps = std::max(taps, nonzero);
+  }
+  if (taps > 0 && 4 * taps < in) {
+    std::vector<std::vector<int64_t>> index(size_t(taps), std::vector<int64_t>(size_t(out), 0));
+    std::vector<std::vector<double>> weight(size_t(taps), std::vector<double>(size_t(out), 0.0));
+    for (int64_t o = 0; o < out; ++o) {
+      size_t k = 0;
+      for (int64_t i = 0; i < in; ++i) {
+        const double w = matrix[size_t(o * in + i)];
+        if (w == 0) continue;
+        index[k][size_t(o)] = i;
+        weight[k++][size_t(o)] = w;
+      }
+    }
+    Shape w_shape(shape.size(), 1);
+    w_shape[axis] = out;
+    std::optional<OperandId> sum;
+    for (size_t k = 0; k < size_t(taps); ++k) {
+      const bool last = k + 1 == size_t(taps);
+      OperandId v = gather_along_axis(c, x, axis, index[k]);
+      OperandId w = c.constant(make_tensor(dt, w_shape, weight[k]));
+      const std::string out_name = last ? name : std::string{};
+      sum = sum ? c.op(OpKind::kAdd, {*sum, c.op(OpKind::kMul, {v, w})}, {}, out_name)
+                : c.op(OpKind::kMul, {v, w}, {}, out_name);
+    }
+    return *sum;
+  }
   Shape y_shape = shape;
   y_shape[axis] = out;
   if (axis + 1 == shape.size()) {
