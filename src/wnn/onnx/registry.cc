@@ -154,6 +154,9 @@ std::span<const Converter> all_converters() {
     ops::register_attention(t);
     ops::register_recurrent(t);
     ops::register_resize(t);
+    ops::register_signal(t);
+    ops::register_grid_sample(t);
+    ops::register_roi_align(t);
     std::stable_sort(t.begin(), t.end(), [](const Converter& a, const Converter& b) {
       return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);
     });

@@ -199,6 +199,9 @@ void register_quantized_matmul(std::vector<Converter>& t);
 void register_attention(std::vector<Converter>& t);
 void register_recurrent(std::vector<Converter>& t);
 void register_resize(std::vector<Converter>& t);
+void register_signal(std::vector<Converter>& t);
+void register_grid_sample(std::vector<Converter>& t);
+void register_roi_align(std::vector<Converter>& t);
 }  // namespace ops
 
 }  // namespace wnn::onnx

@@ -90,8 +90,39 @@ Partition partition_graph(const Graph& graph, const std::vector<Candidate>& cand
   RegionSets sets;
   std::vector<std::set<uint32_t>> anc(nodes.size()), bad(nodes.size());
   std::vector<int64_t> node_region(nodes.size(), -1);  // raw region id
+  // Bad sets keep each region convex, but convex regions can still form a cycle: region A
+  // feeding B through one node while B feeds A through another. So the graph of units (nodes
+  // on the reference, and regions) built so far is kept, and a join or merge that would let a
+  // region reach one of the node's other producers is refused. succ is indexed by unit id:
+  // node n is n, raw region r is N + r (its list absorbs merged regions' lists).
+  const uint32_t N = uint32_t(nodes.size());
+  std::vector<std::vector<uint32_t>> succ(N);
+  std::vector<uint32_t> stamp(N, 0), stack;
+  uint32_t epoch = 0;
+  auto canon = [&](uint32_t u) { return u >= N ? N + sets.find(u - N) : u; };
+  auto unit_of = [&](uint32_t node) {
+    return node_region[node] >= 0 ? N + sets.find(uint32_t(node_region[node])) : node;
+  };
+  auto reaches = [&](uint32_t from, uint32_t to) {
+    ++epoch;
+    stack.assign(1, from);
+    stamp[from] = epoch;
+    while (!stack.empty()) {
+      const uint32_t u = stack.back();
+      stack.pop_back();
+      for (uint32_t v : succ[u]) {
+        v = canon(v);
+        if (v == to) return true;
+        if (stamp[v] != epoch) {
+          stamp[v] = epoch;
+          stack.push_back(v);
+        }
+      }
+    }
+    return false;
+  };
   for (size_t n = 0; n < nodes.size(); ++n) {
-    std::vector<uint32_t> producer_regions;
+    std::vector<uint32_t> producer_regions, producer_units;
     for (OperandId in : nodes[n].inputs) {
       const Operand& op = graph.operand(in);
       if (op.kind != OperandKind::kNodeOutput) continue;
@@ -106,11 +137,30 @@ Partition partition_graph(const Graph& graph, const std::vector<Candidate>& cand
         anc[n].insert(uint32_t(pr));
         producer_regions.push_back(uint32_t(pr));
       }
+      producer_units.push_back(unit_of(pn));
     }
-    if (chosen[n] < 0) continue;
+    auto add_edges = [&]() {
+      const uint32_t v = unit_of(uint32_t(n));
+      for (uint32_t u : producer_units) {
+        u = canon(u);
+        if (u != v) succ[u].push_back(v);
+      }
+    };
+    if (chosen[n] < 0) {
+      add_edges();
+      continue;
+    }
     auto in_bad = [&](uint32_t r) {
       for (uint32_t b : bad[n]) {
         if (sets.find(b) == r) return true;
+      }
+      return false;
+    };
+    // Whether region unit `u` reaches a producer of n other than the units in `except`.
+    auto reaches_other_producer = [&](uint32_t u, uint32_t except) {
+      for (uint32_t p : producer_units) {
+        p = canon(p);
+        if (p != u && p != except && reaches(u, p)) return true;
       }
       return false;
     };
@@ -119,18 +169,27 @@ Partition partition_graph(const Graph& graph, const std::vector<Candidate>& cand
       r = sets.find(r);
       if (sets.delegate[r] != chosen[n] || in_bad(r)) continue;
       if (joined < 0) {
+        if (reaches_other_producer(N + r, N + r)) continue;
         joined = r;
         continue;
       }
       if (uint32_t(joined) == r) continue;
       if (sets.bad_contains(r, uint32_t(joined)) || sets.bad_contains(uint32_t(joined), r))
         continue;
+      const uint32_t ju = N + uint32_t(joined), ru = N + r;
+      if (reaches(ju, ru) || reaches(ru, ju) || reaches_other_producer(ru, ju)) continue;
       sets.parent[r] = uint32_t(joined);
       sets.bad[joined].insert(sets.bad[r].begin(), sets.bad[r].end());
+      succ[ju].insert(succ[ju].end(), succ[ru].begin(), succ[ru].end());
     }
-    if (joined < 0) joined = sets.make(chosen[n]);
+    if (joined < 0) {
+      joined = sets.make(chosen[n]);
+      succ.emplace_back();
+      stamp.push_back(0);
+    }
     node_region[n] = joined;
     sets.bad[joined].insert(bad[n].begin(), bad[n].end());
+    add_edges();
   }
 
   // 3. Number the final regions by first node.

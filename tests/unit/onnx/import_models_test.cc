@@ -2,9 +2,9 @@
 // importer and the reference runtime.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 
+#include "test_util.h"
 #include "wnn/onnx/backend_test.h"
 
 namespace wnn::onnx {
@@ -13,13 +13,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path& models_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("wnn_import_models_" + std::to_string(::getpid()));
-    const std::string cmd =
-        "/usr/bin/python3 " WNN_SOURCE_DIR "/tests/unit/onnx/make_import_models.py " + d.string();
-    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-    return d;
-  }();
+  static const fs::path dir =
+      testing::generate_models("make_import_models.py", "wnn_import_models");
   return dir;
 }
 

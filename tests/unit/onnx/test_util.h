@@ -3,9 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "wnn/core/error.h"
 #include "wnn/onnx/tensor_data.h"
@@ -35,6 +39,17 @@ inline Buffer bytes_buffer(std::initializer_list<uint8_t> bytes) {
   std::vector<std::byte> b;
   for (uint8_t v : bytes) b.push_back(std::byte{v});
   return Buffer::copy_of(b);
+}
+
+// Runs a fixture script (tests/unit/onnx/SCRIPT OUT) once per process into a fresh temporary
+// directory named after `tag`, and returns that directory.
+inline std::filesystem::path generate_models(const std::string& script, const std::string& tag) {
+  const std::filesystem::path d =
+      std::filesystem::temp_directory_path() / (tag + "_" + std::to_string(::getpid()));
+  const std::string cmd = "/usr/bin/python3 " WNN_SOURCE_DIR "/tests/unit/onnx/" + script + " " +
+                          d.string() + " 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return d;
 }
 
 }  // namespace wnn::onnx::testing

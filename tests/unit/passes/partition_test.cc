@@ -42,6 +42,29 @@ TEST(Partition, NeverMergesAcrossAnUnsupportedDetour) {
   EXPECT_EQ(p.regions[0].outputs, std::vector<OperandId>{a});
 }
 
+TEST(Partition, NeverJoinsARegionThatReachesAnotherProducerOfTheNode) {
+  // b (sup) -> s (unsup) -> m (sup, joins a's region); then y = add(b, a) must not join b's
+  // region: b's region would feed a's region through s while a's region feeds it through y.
+  // Each region alone is convex; together they would form a cycle.
+  Fixture f;
+  const auto b = f.b.add1(OpKind::kRelu, {f.x}, {}, "b");
+  const auto s = f.b.add1(OpKind::kSigmoid, {b}, {}, "s");
+  const auto a = f.b.add1(OpKind::kAbs, {f.x}, {}, "a");
+  const auto m = f.b.add1(OpKind::kAdd, {s, a}, {}, "m");
+  const auto y = f.b.add1(OpKind::kMul, {b, a}, {}, "y");
+  f.b.output(m);
+  f.b.output(y);
+  const auto p =
+      partition_graph(f.g, {fake("d", {OpKind::kRelu, OpKind::kAbs, OpKind::kAdd, OpKind::kMul})});
+  EXPECT_EQ(p.region_of[1], -1);
+  EXPECT_EQ(p.region_of[3], p.region_of[2]);
+  EXPECT_NE(p.region_of[4], p.region_of[0]);
+  // Contract and check the graph of regions has no cycle: no region both feeds and reads the
+  // reference node s.
+  const int rb = p.region_of[0], ry = p.region_of[4];
+  EXPECT_FALSE(rb == ry && p.region_of[3] == rb);
+}
+
 TEST(Partition, MergesBranchesThatRejoinInsideTheRegion) {
   Fixture f;
   const auto a = f.b.add1(OpKind::kRelu, {f.x}, {}, "a");

@@ -1,4 +1,5 @@
-// Conv and ConvTranspose, 1-D (lifted to 2-D) and 2-D, with every spatial attribute.
+// Conv and ConvTranspose, 1-D (lifted to 2-D), 2-D and 3-D (conv3d.cc), with every spatial
+// attribute.
 #include "wnn/onnx/ops/spatial.h"
 
 namespace wnn::onnx::ops {
@@ -10,6 +11,7 @@ IntList spatial_of(const Shape& s) { return IntList(s.begin() + 2, s.end()); }
 
 void conv(ConvertContext& c) {
   const Shape xs = c.shape(0), ws = c.shape(1);
+  if (xs.size() == 5) return conv3d(c);
   if (xs.size() != 3 && xs.size() != 4) c.unsupported("Conv of rank {}", xs.size());
   IntList kernel = c.attr_ints("kernel_shape").value_or(spatial_of(ws));
   Spatial2d s = read_spatial(c, spatial_of(xs), kernel);
@@ -30,7 +32,7 @@ void conv(ConvertContext& c) {
 
 void conv_transpose(ConvertContext& c) {
   const Shape xs = c.shape(0), ws = c.shape(1);
-  if (xs.size() != 3 && xs.size() != 4) c.unsupported("ConvTranspose of rank {}", xs.size());
+  if (xs.size() < 3 || xs.size() > 5) c.unsupported("ConvTranspose of rank {}", xs.size());
   const size_t n = xs.size() - 2;
   const IntList in = spatial_of(xs);
   const IntList kernel = c.attr_ints("kernel_shape").value_or(spatial_of(ws));
@@ -68,6 +70,7 @@ void conv_transpose(ConvertContext& c) {
       }
     }
   }
+  if (n == 3) return conv_transpose3d(c, {strides, dil, pads}, out_pad);
   IntList padding, st, dl, op;
   if (n == 1) {
     padding = {0, 0, pads[0], pads[1]};

@@ -9,16 +9,20 @@ using K = OpKind;
 
 void pool(ConvertContext& c, OpKind kind) {
   const Shape xs = c.shape(0);
+  if (c.wants_output(1)) return max_pool_with_indices(c);
+  if (xs.size() == 5) return pool3d(c, kind);
   if (xs.size() != 3 && xs.size() != 4) c.unsupported("{}-D pooling", int(xs.size()) - 2);
-  if (c.wants_output(1)) c.unsupported("the Indices output of MaxPool");
-  if (c.attr_int("storage_order", 0) != 0) c.unsupported("storage_order=1");
   const IntList in(xs.begin() + 2, xs.end());
   auto kernel = c.attr_ints("kernel_shape");
   if (!kernel) c.unsupported("pooling without kernel_shape");
   Spatial2d s = read_spatial(c, in, *kernel);
-  const bool ceil = c.attr_int("ceil_mode", 0) != 0;
+  bool ceil = c.attr_int("ceil_mode", 0) != 0;
   const bool one_d = xs.size() == 3;
   IntList window = one_d ? IntList{1, (*kernel)[0]} : *kernel;
+  const IntList in2 = one_d ? IntList{1, xs[2]} : IntList{xs[2], xs[3]};
+  const bool ceil_included_pad =
+      ceil && kind == K::kAveragePool2d && c.attr_int("count_include_pad", 0) != 0;
+  if (ceil && !ceil_included_pad && ceil_as_floor_padding(s, in2, window)) ceil = false;
   OperandId x = lift_1d(c, c.in(0), xs);
   if (kind == K::kL2Pool2d) {
     const int64_t p = c.attr_int("p", 2);
@@ -66,6 +70,7 @@ void register_pool(std::vector<Converter>& t) {
   t.push_back({"", "MaxPool", 1, kMaxOpset, [](ConvertContext& c) { pool(c, K::kMaxPool2d); }, D});
   t.push_back(
       {"", "AveragePool", 1, kMaxOpset, [](ConvertContext& c) { pool(c, K::kAveragePool2d); }, D});
+  t.push_back({"", "MaxUnpool", 9, kMaxOpset, max_unpool, ConvertKind::kDecomposed});
   t.push_back({"", "LpPool", 1, kMaxOpset, [](ConvertContext& c) { pool(c, K::kL2Pool2d); }, D});
   t.push_back({"", "GlobalAveragePool", 1, kMaxOpset,
                [](ConvertContext& c) { global_pool(c, K::kAveragePool2d); }, D});

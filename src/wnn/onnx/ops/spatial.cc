@@ -2,9 +2,8 @@
 
 namespace wnn::onnx::ops {
 
-Spatial2d read_spatial(const ConvertContext& c, const IntList& in, const IntList& kernel) {
+SpatialNd read_spatial_nd(const ConvertContext& c, const IntList& in, const IntList& kernel) {
   const size_t n = in.size();
-  if (n != 1 && n != 2) c.unsupported("{}-D {} (WebNN has 2-D)", n, c.node().op_type);
   IntList strides = c.attr_ints("strides").value_or(IntList(n, 1));
   IntList dil = c.attr_ints("dilations").value_or(IntList(n, 1));
   IntList pads = c.attr_ints("pads").value_or(IntList(2 * n, 0));
@@ -25,6 +24,13 @@ Spatial2d read_spatial(const ConvertContext& c, const IntList& in, const IntList
   } else if (auto_pad != "NOTSET") {
     c.unsupported("auto_pad '{}'", auto_pad);
   }
+  return {strides, dil, pads};
+}
+
+Spatial2d read_spatial(const ConvertContext& c, const IntList& in, const IntList& kernel) {
+  const size_t n = in.size();
+  if (n != 1 && n != 2) c.unsupported("{}-D {} (WebNN has 2-D)", n, c.node().op_type);
+  const auto [strides, dil, pads] = read_spatial_nd(c, in, kernel);
   Spatial2d s;
   if (n == 1) {
     s.strides = {1, strides[0]};
@@ -37,6 +43,27 @@ Spatial2d read_spatial(const ConvertContext& c, const IntList& in, const IntList
     s.padding = {pads[0], pads[2], pads[1], pads[3]};
   }
   return s;
+}
+
+int64_t pooled_length(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1,
+                      bool ceil) {
+  const int64_t span = in + p0 + p1 - ((k - 1) * d + 1);
+  int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+  if (ceil && (out - 1) * s >= in + p0) --out;
+  return out;
+}
+
+bool ceil_as_floor_padding(Spatial2d& s, const IntList& in, const IntList& window) {
+  IntList padding = s.padding;
+  for (size_t i = 0; i < 2; ++i) {
+    const int64_t p0 = s.padding[2 * i], p1 = s.padding[2 * i + 1];
+    const int64_t eff = (window[i] - 1) * s.dilations[i] + 1;
+    const int64_t out = pooled_length(in[i], window[i], s.strides[i], s.dilations[i], p0, p1, true);
+    padding[2 * i + 1] = (out - 1) * s.strides[i] + eff - in[i] - p0;
+    if (padding[2 * i + 1] < 0) return false;
+  }
+  s.padding = padding;
+  return true;
 }
 
 OperandId lift_1d(ConvertContext& c, OperandId x, const Shape& shape) {
