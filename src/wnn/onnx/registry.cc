@@ -152,6 +152,11 @@ std::span<const Converter> all_converters() {
     ops::register_contrib(t);
     ops::register_recurrent(t);
     ops::register_resize(t);
+    ops::register_inverse_trig(t);
+    ops::register_topk(t);
+    ops::register_einsum(t);
+    ops::register_quantized(t);
+    ops::register_det(t);
     std::stable_sort(t.begin(), t.end(), [](const Converter& a, const Converter& b) {
       return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);
     });

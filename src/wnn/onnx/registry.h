@@ -197,6 +197,11 @@ void register_norm_extra(std::vector<Converter>& t);
 void register_contrib(std::vector<Converter>& t);
 void register_recurrent(std::vector<Converter>& t);
 void register_resize(std::vector<Converter>& t);
+void register_inverse_trig(std::vector<Converter>& t);
+void register_topk(std::vector<Converter>& t);
+void register_einsum(std::vector<Converter>& t);
+void register_quantized(std::vector<Converter>& t);
+void register_det(std::vector<Converter>& t);
 }  // namespace ops
 
 }  // namespace wnn::onnx

@@ -204,6 +204,29 @@ void cumsum(ConvertContext& c) {
                 c.out_name(0)));
 }
 
+// ReverseSequence: along time_axis, batch entry b reverses its first sequence_lens[b]
+// elements and keeps the rest. The source index where(t < len, len - 1 - t, t) is computed
+// from the lengths at run time and read with gatherElements.
+void reverse_sequence(ConvertContext& c) {
+  const Shape s = c.shape(0);
+  const size_t r = s.size();
+  const int64_t ta = normalize_axis(c.attr_int("time_axis", 0), r, "time_axis");
+  const int64_t ba = normalize_axis(c.attr_int("batch_axis", 1), r, "batch_axis");
+  check(ta != ba, "ReverseSequence: time_axis and batch_axis are both {}", ta);
+  const int64_t steps = s[size_t(ta)];
+  Shape ts(r, 1), bs(r, 1);
+  ts[size_t(ta)] = steps;
+  bs[size_t(ba)] = s[size_t(ba)];
+  std::vector<int64_t> t(static_cast<size_t>(steps));
+  for (int64_t i = 0; i < steps; ++i) t[size_t(i)] = i;
+  OperandId time = c.constant(make_int64_tensor(ts, t));
+  OperandId len = c.reshape(c.op(K::kCast, {c.in(1), DataType::kInt64}), bs);
+  OperandId back = c.op(K::kSub, {c.op(K::kSub, {len, c.constant(DataType::kInt64, {1.0})}), time});
+  OperandId idx = c.op(K::kWhere, {c.op(K::kLesser, {time, len}), back, time});
+  idx = c.op(K::kExpand, {idx, RawValue(s)});
+  c.set(0, c.op(K::kGatherElements, {c.in(0), idx}, {{"axis", ta}}, c.out_name(0)));
+}
+
 // DepthToSpace (DCR or CRD) and SpaceToDepth as reshape, transpose, reshape.
 void depth_to_space(ConvertContext& c) {
   const Shape s = c.shape(0);
@@ -246,6 +269,7 @@ void register_movement(std::vector<Converter>& t) {
   t.push_back({"", "Where", 9, kMaxOpset, where, D, true});
   t.push_back({"", "Trilu", 14, kMaxOpset, trilu, D, true});
   t.push_back({"", "CumSum", 11, kMaxOpset, cumsum, D, true});
+  t.push_back({"", "ReverseSequence", 10, kMaxOpset, reverse_sequence, X, true});
   t.push_back({"", "DepthToSpace", 1, kMaxOpset, depth_to_space, X, true});
   t.push_back({"", "SpaceToDepth", 1, kMaxOpset, space_to_depth, X, true});
 }
