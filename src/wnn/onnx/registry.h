@@ -202,6 +202,7 @@ void register_topk(std::vector<Converter>& t);
 void register_einsum(std::vector<Converter>& t);
 void register_quantized(std::vector<Converter>& t);
 void register_det(std::vector<Converter>& t);
+void register_bitwise(std::vector<Converter>& t);
 }  // namespace ops
 
 }  // namespace wnn::onnx

@@ -187,9 +187,38 @@ def quantized(out):
                 ("zy", zy)], [("y", y)])
 
 
+def bitwise(out):
+    a = np.array([-128, -1, 0, 77, 127, -86], np.int8)
+    b = np.array([127, -2, -1, -77, 3, 85], np.int8)
+    for op, fn in (("And", np.bitwise_and), ("Or", np.bitwise_or), ("Xor", np.bitwise_xor)):
+        write_case(out, f"bitwise_{op.lower()}_int8",
+                   [helper.make_node(f"Bitwise{op}", ["a", "b"], ["y"])],
+                   [("a", a), ("b", b)], [("y", fn(a, b))])
+    u = np.array([0, 1, 0xFFFFFFFF, 0x80000000, 12345], np.uint32)
+    write_case(out, "bitwise_not_uint32", [helper.make_node("BitwiseNot", ["u"], ["y"])],
+               [("u", u)], [("y", np.invert(u))])
+    write_case(out, "bitwise_not_int8", [helper.make_node("BitwiseNot", ["a"], ["y"])],
+               [("a", a)], [("y", np.invert(a))])
+
+
+def crop_and_norm(out):
+    x = f32(rng.standard_normal((2, 5, 4)))
+    # axis 1: 5 -> 2 crops from 1; axis 2: 4 -> 7 pads 1 before, 2 after.
+    y = np.pad(x[:, 1:3, :], ((0, 0), (0, 0), (1, 2)))
+    write_case(out, "center_crop_pad_axes",
+               [helper.make_node("CenterCropPad", ["x", "s"], ["y"], axes=[-2, 2])],
+               [("x", x), ("s", np.array([2, 7], np.int64))], [("y", y)])
+    scale = f32(rng.standard_normal((5, 4)))
+    eps = 0.25
+    ms = np.mean(x.astype(np.float64) ** 2, axis=(1, 2), keepdims=True)
+    write_case(out, "rms_normalization_axis1_epsilon",
+               [helper.make_node("RMSNormalization", ["x", "g"], ["y"], axis=1, epsilon=eps)],
+               [("x", x), ("g", scale)], [("y", f32(x / np.sqrt(ms + eps) * scale))], opset=23)
+
+
 def main(out):
     for make in (inverse_trig, topk, einsum, bitshift, det, scatter, gathernd, rnn,
-                 lstm_peepholes, quantized):
+                 lstm_peepholes, quantized, bitwise, crop_and_norm):
         make(out)
 
 
