@@ -64,6 +64,17 @@ def einsum(out):
     write_case(out, "einsum_ellipsis_matmul",
                [helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,jk")],
                [("a", a), ("b", b)], [("y", f32(np.einsum("...ij,jk", a, b)))])
+    # Size-1 ellipsis dims broadcast on both sides; m appears only in b and is summed away;
+    # the output is transposed relative to the matmul's natural order.
+    a = f32(rng.standard_normal((2, 1, 3, 4)))
+    b = f32(rng.standard_normal((1, 5, 4, 2, 3)))
+    write_case(out, "einsum_broadcast_batch_private_label",
+               [helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,...jkm->...ki")],
+               [("a", a), ("b", b)], [("y", f32(np.einsum("...ij,...jkm->...ki", a, b)))])
+    p, q, v = (f32(rng.standard_normal(s)) for s in ((2, 3), (3, 4), (4,)))
+    write_case(out, "einsum_three_operands",
+               [helper.make_node("Einsum", ["p", "q", "v"], ["y"], equation="ij,jk,k->i")],
+               [("p", p), ("q", q), ("v", v)], [("y", f32(np.einsum("ij,jk,k->i", p, q, v)))])
     m = f32(rng.standard_normal((3, 3, 2)))
     write_case(out, "einsum_trace_then_outer",
                [helper.make_node("Einsum", ["m", "v"], ["y"], equation="iik,j->kj")],

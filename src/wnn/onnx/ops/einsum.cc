@@ -1,8 +1,9 @@
 // Einsum, decomposed: repeated labels within one operand become a diagonal (a gather on the
 // flattened pair of axes), then every operand is transposed and reshaped onto one common label
 // order (output labels first, summed labels after, size 1 where an operand lacks a label),
-// multiplied with broadcasting and reduced over the summed labels. The product spans every
-// label at once, which is fine for the small contractions Einsum expresses in practice.
+// multiplied with broadcasting and reduced over the summed labels. Two operands (the common
+// case) contract through one batched matmul instead, so attention-style einsums never build
+// the product over all labels; three or more take the general path.
 #include <algorithm>
 #include <map>
 
@@ -105,6 +106,77 @@ OperandId onto(ConvertContext& c, const Term& t, const Labels& order) {
   return shape == t.shape ? x : c.reshape(x, shape);
 }
 
+bool has(const Labels& l, int v) { return std::find(l.begin(), l.end(), v) != l.end(); }
+
+// t transposed to `order` (a permutation of its labels) and expanded to every label's full size
+// (ellipsis dims may be 1 on one side).
+OperandId arranged(ConvertContext& c, const Term& t, const Labels& order,
+                   std::map<int, int64_t>& size_of) {
+  OperandId x = onto(c, t, order);
+  Shape full;
+  for (int l : order) full.push_back(size_of[l]);
+  return c.b().graph().desc(x).shape == full ? x : c.op(K::kExpand, {x, RawValue(full)});
+}
+
+int64_t product(const Labels& ls, std::map<int, int64_t>& size_of) {
+  int64_t p = 1;
+  for (int l : ls) p *= size_of[l];
+  return p;
+}
+
+// Two operands as one batched matmul, [batch, left, summed] x [batch, summed, right], so a
+// contraction never materializes the product over all labels. Labels private to one operand
+// and absent from the output are summed out first.
+OperandId contract_pair(ConvertContext& c, Term a, Term b, const Labels& out,
+                        std::map<int, int64_t>& size_of) {
+  for (Term* t : {&a, &b}) {
+    const Term& other = t == &a ? b : a;
+    IntList axes;
+    Term kept{t->x, {}, {}};
+    for (size_t i = 0; i < t->labels.size(); ++i) {
+      const int l = t->labels[i];
+      if (!has(out, l) && !has(other.labels, l)) {
+        axes.push_back(int64_t(i));
+      } else {
+        kept.labels.push_back(l);
+        kept.shape.push_back(t->shape[i]);
+      }
+    }
+    if (axes.empty()) continue;
+    kept.x = c.op(K::kReduceSum, {t->x}, {{"axes", axes}, {"keepDimensions", false}});
+    *t = kept;
+  }
+  Labels batch, left, summed, right;
+  for (int l : a.labels) {
+    if (has(b.labels, l)) {
+      (has(out, l) ? batch : summed).push_back(l);
+    } else {
+      left.push_back(l);
+    }
+  }
+  for (int l : b.labels) {
+    if (!has(a.labels, l)) right.push_back(l);
+  }
+  auto cat = [](std::initializer_list<const Labels*> parts) {
+    Labels r;
+    for (const Labels* p : parts) r.insert(r.end(), p->begin(), p->end());
+    return r;
+  };
+  const int64_t nb = product(batch, size_of), nl = product(left, size_of),
+                ns = product(summed, size_of), nr = product(right, size_of);
+  OperandId x = c.reshape(arranged(c, a, cat({&batch, &left, &summed}), size_of), {nb, nl, ns});
+  OperandId y = c.reshape(arranged(c, b, cat({&batch, &summed, &right}), size_of), {nb, ns, nr});
+  const Labels result = cat({&batch, &left, &right});
+  Shape rs;
+  for (int l : result) rs.push_back(size_of[l]);
+  OperandId r = c.reshape(c.op(K::kMatmul, {x, y}), rs);
+  IntList perm;
+  for (int l : out)
+    perm.push_back(int64_t(std::find(result.begin(), result.end(), l) - result.begin()));
+  return perm == iota(0, int64_t(perm.size())) ? r
+                                               : c.op(K::kTranspose, {r}, {{"permutation", perm}});
+}
+
 void einsum(ConvertContext& c) {
   std::string eq;
   for (char ch : c.attr_string("equation", "")) {
@@ -181,6 +253,10 @@ void einsum(ConvertContext& c) {
     }
   }
 
+  if (ts.size() == 2) {
+    return c.set(
+        0, c.op(K::kIdentity, {contract_pair(c, ts[0], ts[1], out, size_of)}, {}, c.out_name(0)));
+  }
   Labels order = out;
   for (const Term& t : ts) {
     for (int l : t.labels) {
