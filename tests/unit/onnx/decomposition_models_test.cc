@@ -41,6 +41,7 @@ INSTANTIATE_TEST_SUITE_P(
                       "scatter_elements_max_axis0_partial", "scatter_elements_mul_axis0_partial",
                       "scatternd_min_duplicates", "gathernd_batch_dims1",
                       "rnn_reverse_ragged_leakyrelu_batch_major", "lstm_runtime_peepholes",
+                      "lstm_bidirectional_batch_major", "gru_linear_before_reset_batch_major",
                       "qlinearmatmul_per_column", "bitwise_and_int8", "bitwise_or_int8",
                       "bitwise_xor_int8", "bitwise_not_uint32", "bitwise_not_int8",
                       "center_crop_pad_axes", "rms_normalization_axis1_epsilon"));

@@ -183,6 +183,54 @@ def lstm_peepholes(out):
                [("y", f32(np.stack(ys)[:, None])), ("c", f32(c[None]))])
 
 
+def sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def recurrent_batch_major(out):
+    # layout=1 through WebNN's lstm/gru: X [B,S,I], states [B,D,H], Y [B,S,D,H]; bidirectional
+    # LSTM with bias and initial states, GRU with linear_before_reset=1 and an initial state.
+    S, B, I, H, D = 3, 2, 3, 2, 2
+    x = f32(rng.standard_normal((B, S, I)))
+    w = f32(rng.standard_normal((D, 4 * H, I)))
+    r = f32(rng.standard_normal((D, 4 * H, H)))
+    b = f32(rng.standard_normal((D, 8 * H)))
+    h0 = f32(rng.standard_normal((B, D, H)))
+    c0 = f32(rng.standard_normal((B, D, H)))
+    y = np.zeros((B, S, D, H)); yh = np.zeros((B, D, H)); yc = np.zeros((B, D, H))
+    for d in range(D):
+        h, c = h0[:, d].astype(np.float64), c0[:, d].astype(np.float64)
+        for t in (range(S) if d == 0 else reversed(range(S))):
+            g = x[:, t] @ w[d].T + h @ r[d].T + b[d, :4 * H] + b[d, 4 * H:]
+            gi, go, gf, gc = np.split(g, 4, axis=1)
+            c = sigmoid(gf) * c + sigmoid(gi) * np.tanh(gc)
+            h = sigmoid(go) * np.tanh(c)
+            y[:, t, d] = h
+        yh[:, d], yc[:, d] = h, c
+    write_case(out, "lstm_bidirectional_batch_major",
+               [helper.make_node("LSTM", ["x", "w", "r", "b", "", "h0", "c0"], ["y", "yh", "yc"],
+                                 hidden_size=H, direction="bidirectional", layout=1)],
+               [("x", x), ("w", w), ("r", r), ("b", b), ("h0", h0), ("c0", c0)],
+               [("y", f32(y)), ("yh", f32(yh)), ("yc", f32(yc))])
+    w = f32(rng.standard_normal((1, 3 * H, I)))
+    r = f32(rng.standard_normal((1, 3 * H, H)))
+    b = f32(rng.standard_normal((1, 6 * H)))
+    h = h0[:, :1].astype(np.float64)[:, 0]
+    y = np.zeros((B, S, 1, H))
+    for t in range(S):
+        xz, xr, xh = np.split(x[:, t] @ w[0].T + b[0, :3 * H], 3, axis=1)
+        hz, hr, hh = np.split(h @ r[0].T + b[0, 3 * H:], 3, axis=1)
+        z, rr = sigmoid(xz + hz), sigmoid(xr + hr)
+        n = np.tanh(xh + rr * hh)  # linear_before_reset=1: reset after the recurrent matmul
+        h = (1 - z) * n + z * h
+        y[:, t, 0] = h
+    write_case(out, "gru_linear_before_reset_batch_major",
+               [helper.make_node("GRU", ["x", "w", "r", "b", "", "h0"], ["y", "yh"],
+                                 hidden_size=H, layout=1, linear_before_reset=1)],
+               [("x", x), ("w", w), ("r", r), ("b", b), ("h0", f32(h0[:, :1]))],
+               [("y", f32(y)), ("yh", f32(h[:, None]))])
+
+
 def quantized(out):
     a = np.array([[200, 3, 0, 255], [17, 128, 90, 1]], np.uint8)
     b = np.array([[1, 250, 3], [40, 0, 77], [128, 9, 200], [255, 31, 64]], np.uint8)
@@ -229,7 +277,7 @@ def crop_and_norm(out):
 
 def main(out):
     for make in (inverse_trig, topk, einsum, bitshift, det, scatter, gathernd, rnn,
-                 lstm_peepholes, quantized, bitwise, crop_and_norm):
+                 lstm_peepholes, recurrent_batch_major, quantized, bitwise, crop_and_norm):
         make(out)
 
 
