@@ -58,6 +58,19 @@ def topk(out):
                [("v", np.take_along_axis(x, order, 0)), ("i", order.astype(np.int64))])
 
 
+    # A long axis (k rounds instead of n^2 ranks): ties, and a row of mostly -inf so the
+    # later picks are -inf themselves and must still be distinct positions in index order.
+    x = f32(rng.integers(-20, 20, (2, 5000)))
+    x[1, :] = -np.inf
+    x[1, 4000], x[1, 17] = 3.0, 3.0
+    k = 5
+    order = np.argsort(-x, axis=1, kind="stable")[:, :k]
+    write_case(out, "topk_long_axis_ties_and_inf",
+               [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=-1)],
+               [("x", x), ("k", np.array([k], np.int64))],
+               [("v", np.take_along_axis(x, order, 1)), ("i", order.astype(np.int64))])
+
+
 def einsum(out):
     a = f32(rng.standard_normal((2, 3, 4)))
     b = f32(rng.standard_normal((4, 5)))
