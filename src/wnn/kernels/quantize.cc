@@ -41,7 +41,11 @@ BlockWalk block_walk(std::span<const int64_t> in_shape, std::span<const int64_t>
   return w;
 }
 
-// Round half to even, add the zero point, saturate to the zero point type's range.
+// Round half to even, add the zero point, saturate to the zero point type's range. The
+// quotient is first rounded to the input's own type, as input / scale is in WebNN (and ONNX):
+// 0.5f / 0.019607844f is exactly 25.5 in float32 (rounds to 26) but 25.4999991 in double
+// (rounds to 25). Dividing in double and rounding once to F is the correctly rounded F
+// division, since double has more than twice F's precision.
 template <typename F, typename Q>
 void quantize_typed(const ConstTensorView& in, const ConstTensorView& scale,
                     const ConstTensorView& zero, const TensorView& out) {
@@ -53,7 +57,9 @@ void quantize_typed(const ConstTensorView& in, const ConstTensorView& scale,
   Q* po = out.as<Q>();
   strided_walk<2>(w.shape, {w.data_strides, w.param_strides}, {},
                   [&](const std::array<int64_t, 2>& o) {
-                    const double q = round_even(load(px + o[0]) / load(ps + o[1]));
+                    F quotient;
+                    store(&quotient, load(px + o[0]) / load(ps + o[1]));
+                    const double q = round_even(load(&quotient));
                     po[o[0]] = saturate_to<Q>(q + double(pz[o[1]]), range);
                   });
 }

@@ -104,6 +104,12 @@ class Importer {
         poisoned_.insert(in.name);
         continue;
       }
+      if (const InexpressibleType* e = find_inexpressible_io_type(t.elem_type)) {
+        unsupported_.push_back({"(graph input) " + in.name, "input", "", 0, std::string(e->why),
+                                std::string(kDataTypeCategory)});
+        poisoned_.insert(in.name);
+        continue;
+      }
       auto dtype = wnn_dtype_for(t.elem_type);
       if (!dtype) {
         unsupported_.push_back({"(graph input) " + in.name, "input", "", 0,
@@ -301,6 +307,9 @@ class Importer {
       } else if (t.is_tensor() && t.elem_type == int32_t(OnnxType::kString)) {
         unsupported_.push_back(
             {"(graph output) " + out.name, "output", "", 0, "string output", "strings"});
+      } else if (const InexpressibleType* e = find_inexpressible_io_type(t.elem_type)) {
+        unsupported_.push_back({"(graph output) " + out.name, "output", "", 0, std::string(e->why),
+                                std::string(kDataTypeCategory)});
       }
     }
   }

@@ -157,6 +157,12 @@ std::span<const Converter> all_converters() {
     ops::register_signal(t);
     ops::register_grid_sample(t);
     ops::register_roi_align(t);
+    ops::register_inverse_trig(t);
+    ops::register_topk(t);
+    ops::register_einsum(t);
+    ops::register_quantized(t);
+    ops::register_det(t);
+    ops::register_bitwise(t);
     std::stable_sort(t.begin(), t.end(), [](const Converter& a, const Converter& b) {
       return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);
     });

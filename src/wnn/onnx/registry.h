@@ -202,6 +202,12 @@ void register_resize(std::vector<Converter>& t);
 void register_signal(std::vector<Converter>& t);
 void register_grid_sample(std::vector<Converter>& t);
 void register_roi_align(std::vector<Converter>& t);
+void register_inverse_trig(std::vector<Converter>& t);
+void register_topk(std::vector<Converter>& t);
+void register_einsum(std::vector<Converter>& t);
+void register_quantized(std::vector<Converter>& t);
+void register_det(std::vector<Converter>& t);
+void register_bitwise(std::vector<Converter>& t);
 }  // namespace ops
 
 }  // namespace wnn::onnx

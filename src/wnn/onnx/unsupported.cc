@@ -6,6 +6,7 @@
 #include <string>
 
 #include "wnn/onnx/registry.h"
+#include "wnn/onnx/tensor_data.h"
 
 namespace wnn::onnx {
 
@@ -54,6 +55,22 @@ std::span<const Inexpressible> inexpressible_ops() {
       {"Gradient", kTrain, "a gradient computation (ai.onnx.preview.training)"},
   };
   return table;
+}
+
+std::span<const InexpressibleType> inexpressible_io_types() {
+  static const InexpressibleType table[] = {
+      {int32_t(OnnxType::kInt16), "data type int16 has no WebNN equivalent"},
+      {int32_t(OnnxType::kUint16), "data type uint16 has no WebNN equivalent"},
+      {int32_t(OnnxType::kBfloat16), "data type bfloat16 has no WebNN equivalent"},
+  };
+  return table;
+}
+
+const InexpressibleType* find_inexpressible_io_type(int32_t onnx_type) {
+  for (const auto& e : inexpressible_io_types()) {
+    if (e.onnx_type == onnx_type) return &e;
+  }
+  return nullptr;
 }
 
 const Inexpressible* find_inexpressible(std::string_view op_type) {

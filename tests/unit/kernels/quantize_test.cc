@@ -35,6 +35,16 @@ TEST(QuantizeKernel, QuantizeRoundsHalfToEvenAndSaturates) {
   EXPECT_EQ(values_of(q3(OpKind::kQuantizeLinear, x, s, zu4)), (V{3, 5, 5, 1, 15, 0}));
 }
 
+TEST(QuantizeKernel, QuotientIsRoundedInTheInputTypeBeforeRoundingToInteger) {
+  // float32(1/51) = 0.019607844: 0.5f / that is exactly 25.5 in float32 (half to even: 26) but
+  // 25.4999991 in exact arithmetic (25). -2.5f / it is -127.49999 either way (-127).
+  const float scale = 1.0f / 51.0f;
+  const Tensor x = make(DataType::kFloat32, {3}, {0.5, -2.5, 2.0});
+  const Tensor s = make(DataType::kFloat32, {}, {double(scale)});
+  const Tensor z = make(DataType::kUint8, {}, {153});
+  EXPECT_EQ(values_of(q3(OpKind::kQuantizeLinear, x, s, z)), (V{179, 26, 255}));
+}
+
 TEST(QuantizeKernel, BlockwiseScaleAndZeroPoint) {
   // input [2, 4], scale [2, 2]: each scale covers a 1x2 block.
   const Tensor x = make(DataType::kFloat32, {2, 4}, {1, 2, 3, 4, -1, -2, -3, -4});

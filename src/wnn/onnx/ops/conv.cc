@@ -9,25 +9,36 @@ using K = OpKind;
 
 IntList spatial_of(const Shape& s) { return IntList(s.begin() + 2, s.end()); }
 
-void conv(ConvertContext& c) {
-  const Shape xs = c.shape(0), ws = c.shape(1);
-  if (xs.size() == 5) return conv3d(c);
-  if (xs.size() != 3 && xs.size() != 4) c.unsupported("Conv of rank {}", xs.size());
+}  // namespace
+
+OperandId conv_from_attributes(ConvertContext& c, OperandId x_in, OperandId w_in,
+                               std::optional<OperandId> bias, std::string name) {
+  const Shape xs = c.b().graph().desc(x_in).shape, ws = c.b().graph().desc(w_in).shape;
+  if (xs.size() != 3 && xs.size() != 4) c.unsupported("{} of rank {}", c.node().op_type, xs.size());
   IntList kernel = c.attr_ints("kernel_shape").value_or(spatial_of(ws));
   Spatial2d s = read_spatial(c, spatial_of(xs), kernel);
   std::vector<std::pair<std::string, RawValue>> named = {{"padding", s.padding},
                                                          {"strides", s.strides},
                                                          {"dilations", s.dilations},
                                                          {"groups", c.attr_int("group", 1)}};
-  if (c.has_input(2)) named.emplace_back("bias", c.in(2));
+  if (bias) named.emplace_back("bias", *bias);
   const bool one_d = xs.size() == 3;
-  OperandId x = lift_1d(c, c.in(0), xs), w = lift_1d(c, c.in(1), ws);
-  OperandId y = c.op(K::kConv2d, {x, w}, std::move(named), one_d ? "" : c.out_name(0));
+  OperandId x = lift_1d(c, x_in, xs), w = lift_1d(c, w_in, ws);
+  OperandId y = c.op(K::kConv2d, {x, w}, std::move(named), one_d ? "" : name);
   if (one_d) {
     const Shape ys = c.b().graph().desc(y).shape;
-    y = c.reshape(y, {ys[0], ys[1], ys[3]}, c.out_name(0));
+    y = c.reshape(y, {ys[0], ys[1], ys[3]}, name);
   }
-  c.set(0, y);
+  return y;
+}
+
+namespace {
+
+void conv(ConvertContext& c) {
+  if (c.shape(0).size() == 5) return conv3d(c);
+  std::optional<OperandId> bias;
+  if (c.has_input(2)) bias = c.in(2);
+  c.set(0, conv_from_attributes(c, c.in(0), c.in(1), bias, c.out_name(0)));
 }
 
 void conv_transpose(ConvertContext& c) {

@@ -1,5 +1,7 @@
 // Arithmetic, comparison and logic: ONNX's numpy broadcasting matches WebNN's binary ops, so most
 // map one to one; variadic forms chain, and Mod and Pow get the decompositions WebNN needs.
+#include <cmath>
+
 #include "wnn/onnx/registry.h"
 
 namespace wnn::onnx::ops {
@@ -85,6 +87,24 @@ void mod(ConvertContext& c) {
   c.set(0, r);
 }
 
+// x << y and x >> y on unsigned integers as x * 2^y and x / 2^y (integer division truncates),
+// with 2^y gathered from a table. Shifts of the full width or more read the table's last
+// entry, 0: x * 0 and x / 0 are both 0 in WebNN's integer arithmetic, as a shift out is.
+void bit_shift(ConvertContext& c) {
+  const std::string dir = c.attr_string("direction", "");
+  if (dir != "LEFT" && dir != "RIGHT") c.unsupported("direction '{}' (LEFT or RIGHT)", dir);
+  const DataType dt = c.dtype(0);
+  if (is_signed(dt) || dt == DataType::kUint4) c.unsupported("BitShift on {}", dtype_name(dt));
+  const int64_t bits = int64_t(dtype_size(dt)) * 8;
+  std::vector<double> pow2(size_t(bits + 1));
+  for (int64_t i = 0; i < bits; ++i) pow2[size_t(i)] = std::ldexp(1.0, int(i));
+  OperandId table = c.constant(dt, pow2, {bits + 1});
+  OperandId y = c.op(OpKind::kMin, {c.in(1), c.constant(c.dtype(1), {double(bits)})});
+  OperandId scale =
+      c.op(OpKind::kGather, {table, c.op(OpKind::kCast, {y, DataType::kInt64})}, {{"axis", 0}});
+  c.set(0, c.op(dir == "LEFT" ? OpKind::kMul : OpKind::kDiv, {c.in(0), scale}, {}, c.out_name(0)));
+}
+
 void not_op(ConvertContext& c) {
   c.set(0, c.op(OpKind::kLogicalNot, {c.in(0)}, {}, c.out_name(0)));
 }
@@ -107,6 +127,7 @@ void register_elementwise(std::vector<Converter>& t) {
     t.push_back({"", b.op, b.since, kMaxOpset, binary_fn(b.k), D, true});
   }
   t.push_back({"", "Pow", 1, kMaxOpset, pow, D, true});
+  t.push_back({"", "BitShift", 11, kMaxOpset, bit_shift, ConvertKind::kDecomposed, true});
   t.push_back({"", "Not", 1, kMaxOpset, not_op, D, true});
   t.push_back({"", "Mod", 10, kMaxOpset, mod, ConvertKind::kDecomposed, true});
   for (auto [op, k, mean] :

@@ -78,6 +78,16 @@ void split(ConvertContext& c) {
   }
   check(sizes.size() == c.num_outputs(), "Split: {} sizes for {} outputs", sizes.size(),
         c.num_outputs());
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) {
+    // WebNN's split takes positive sizes only: empty parts are empty slices.
+    IntList begin(in.size(), 0), extent(in.begin(), in.end());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      extent[size_t(axis)] = sizes[i];
+      c.set(i, c.op(K::kSlice, {c.in(0), RawValue(begin), RawValue(extent)}, {}, c.out_name(i)));
+      begin[size_t(axis)] += sizes[i];
+    }
+    return;
+  }
   std::vector<std::string> names;
   for (size_t i = 0; i < c.num_outputs(); ++i) names.push_back(c.out_name(i));
   auto outs = c.b().add(K::kSplit, {c.in(0), RawValue(sizes)}, {{"axis", axis}}, names);
@@ -204,6 +214,55 @@ void cumsum(ConvertContext& c) {
                 c.out_name(0)));
 }
 
+// ReverseSequence: along time_axis, batch entry b reverses its first sequence_lens[b]
+// elements and keeps the rest. The source index where(t < len, len - 1 - t, t) is computed
+// from the lengths at run time and read with gatherElements.
+void reverse_sequence(ConvertContext& c) {
+  const Shape s = c.shape(0);
+  const size_t r = s.size();
+  const int64_t ta = normalize_axis(c.attr_int("time_axis", 0), r, "time_axis");
+  const int64_t ba = normalize_axis(c.attr_int("batch_axis", 1), r, "batch_axis");
+  check(ta != ba, "ReverseSequence: time_axis and batch_axis are both {}", ta);
+  const int64_t steps = s[size_t(ta)];
+  Shape ts(r, 1), bs(r, 1);
+  ts[size_t(ta)] = steps;
+  bs[size_t(ba)] = s[size_t(ba)];
+  std::vector<int64_t> t(static_cast<size_t>(steps));
+  for (int64_t i = 0; i < steps; ++i) t[size_t(i)] = i;
+  OperandId time = c.constant(make_int64_tensor(ts, t));
+  OperandId len = c.reshape(c.op(K::kCast, {c.in(1), DataType::kInt64}), bs);
+  OperandId back = c.op(K::kSub, {c.op(K::kSub, {len, c.constant(DataType::kInt64, {1.0})}), time});
+  OperandId idx = c.op(K::kWhere, {c.op(K::kLesser, {time, len}), back, time});
+  idx = c.op(K::kExpand, {idx, RawValue(s)});
+  c.set(0, c.op(K::kGatherElements, {c.in(0), idx}, {{"axis", ta}}, c.out_name(0)));
+}
+
+// CenterCropPad: each listed axis is cropped or zero-padded to the target size around its
+// center; the odd element goes to the end, as ONNX's reference does.
+void center_crop_pad(ConvertContext& c) {
+  const Shape s = c.shape(0);
+  const size_t r = s.size();
+  const IntList target = c.known_ints(1, "shape");
+  IntList axes = c.attr_ints("axes").value_or(iota(0, int64_t(r)));
+  check(target.size() == axes.size(), "CenterCropPad: {} sizes for {} axes", target.size(),
+        axes.size());
+  IntList start(r, 0), extent(s.begin(), s.end()), before(r, 0), after(r, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const size_t a = size_t(normalize_axis(axes[i], r, "CenterCropPad axis"));
+    const int64_t d = s[a], t = target[i];
+    check(t >= 0, "CenterCropPad size {} is negative", t);
+    if (t < d) {
+      start[a] = (d - t) / 2;
+      extent[a] = t;
+    } else {
+      before[a] = (t - d) / 2;
+      after[a] = t - d - before[a];
+    }
+  }
+  OperandId x = c.op(K::kSlice, {c.in(0), RawValue(start), RawValue(extent)});
+  c.set(0, c.op(K::kPad, {x, RawValue(before), RawValue(after)}, {}, c.out_name(0)));
+}
+
 // DepthToSpace (DCR or CRD) and SpaceToDepth as reshape, transpose, reshape.
 void depth_to_space(ConvertContext& c) {
   const Shape s = c.shape(0);
@@ -246,6 +305,8 @@ void register_movement(std::vector<Converter>& t) {
   t.push_back({"", "Where", 9, kMaxOpset, where, D, true});
   t.push_back({"", "Trilu", 14, kMaxOpset, trilu, D, true});
   t.push_back({"", "CumSum", 11, kMaxOpset, cumsum, D, true});
+  t.push_back({"", "CenterCropPad", 18, kMaxOpset, center_crop_pad, X, true});
+  t.push_back({"", "ReverseSequence", 10, kMaxOpset, reverse_sequence, X, true});
   t.push_back({"", "DepthToSpace", 1, kMaxOpset, depth_to_space, X, true});
   t.push_back({"", "SpaceToDepth", 1, kMaxOpset, space_to_depth, X, true});
 }

@@ -81,6 +81,18 @@ void matmul_integer(ConvertContext& c) {
   c.set(0, c.op(K::kCast, {y, DataType::kInt32}, {}, c.out_name(0)));
 }
 
+// RMSNormalization (opset 23): x / sqrt(mean(x^2 over axes axis..r-1) + epsilon) * scale.
+void rms_normalization(ConvertContext& c) {
+  const size_t r = c.shape(0).size();
+  const int64_t axis = normalize_axis(c.attr_int("axis", -1), r, "axis");
+  const DataType dt = c.dtype(0);
+  OperandId x = c.in(0);
+  OperandId ms = c.op(K::kReduceMean, {c.op(K::kMul, {x, x})}, keep_axes(iota(axis, int64_t(r))));
+  OperandId rms =
+      c.op(K::kSqrt, {c.op(K::kAdd, {ms, c.constant(dt, {c.attr_float("epsilon", 1e-5)})})});
+  c.set(0, c.op(K::kMul, {c.op(K::kDiv, {x, rms}), c.in(1)}, {}, c.out_name(0)));
+}
+
 }  // namespace
 
 void register_norm_extra(std::vector<Converter>& t) {
@@ -89,6 +101,7 @@ void register_norm_extra(std::vector<Converter>& t) {
   t.push_back({"", "LRN", 1, kMaxOpset, lrn, X});
   t.push_back({"", "LpNormalization", 1, kMaxOpset, lp_normalization, X});
   t.push_back({"", "GlobalLpPool", 2, kMaxOpset, global_lp_pool, X});
+  t.push_back({"", "RMSNormalization", 23, kMaxOpset, rms_normalization, X});
   t.push_back({"", "MatMulInteger", 10, kMaxOpset, matmul_integer, X});
 }
 

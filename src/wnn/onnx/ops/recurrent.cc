@@ -2,6 +2,7 @@
 // and GRU's z,r,h is "zrn"; ONNX's B holds the input and recurrent biases back to back.
 #include <algorithm>
 
+#include "wnn/onnx/ops/unrolled_rnn.h"
 #include "wnn/onnx/registry.h"
 
 namespace wnn::onnx::ops {
@@ -44,12 +45,26 @@ std::optional<std::vector<std::string>> activations(ConvertContext& c, size_t pe
 
 void common_checks(ConvertContext& c, int64_t steps) {
   if (c.attr_float("clip")) c.unsupported("clip (WebNN has no cell clipping)");
-  if (c.attr_int("layout", 0) != 0) c.unsupported("layout=1 (batch-major)");
   if (c.has_input(4)) {
     for (int64_t len : c.known_ints(4, "sequence_lens")) {
       if (len != steps) c.unsupported("sequence_lens {} shorter than the sequence {}", len, steps);
     }
   }
+}
+
+// layout=1 transposes around WebNN's seq-major recurrences.
+OperandId sequence_input(ConvertContext& c, bool batch_major) {
+  return batch_major ? to_seq_major(c, c.in(0)) : c.in(0);
+}
+OperandId state_input(ConvertContext& c, size_t i, bool batch_major) {
+  return batch_major ? state_to_dir_major(c, c.in(i)) : c.in(i);
+}
+void set_sequence_output(ConvertContext& c, size_t i, OperandId y, bool batch_major) {
+  c.set(i, batch_major ? y_to_batch_major(c, y, c.out_name(i)) : y);
+}
+void set_state_output(ConvertContext& c, size_t i, OperandId s, bool batch_major) {
+  if (!c.wants_output(i)) return;
+  c.set(i, batch_major ? state_to_batch_major(c, s, c.out_name(i)) : s);
 }
 
 // Splits ONNX B [dirs, 2*G*hidden] into WebNN bias and recurrentBias.
@@ -58,13 +73,43 @@ std::pair<OperandId, OperandId> split_bias(ConvertContext& c, size_t i, int64_t 
   return {parts[0], parts[1]};
 }
 
+// Whether WebNN's lstm computes this node: its peephole must be a known constant with a zero
+// output-gate part (ONNX's output gate peeps at the new cell state, WebNN's at the previous
+// one), and clip, input_forget, ragged sequence_lens and other activations have no WebNN form.
+bool webnn_lstm_fits(ConvertContext& c, int64_t steps, int64_t h) {
+  if (c.attr_float("clip") || c.attr_int("input_forget", 0) != 0) return false;
+  if (c.has_input(4)) {
+    const Tensor* lens = c.known(4);
+    if (!lens) return false;
+    for (int64_t i = 0; i < lens->size(); ++i) {
+      if (element_as_int64(lens->view(), i) != steps) return false;
+    }
+  }
+  if (const AttributeProto* a = c.attr("activations")) {
+    for (size_t i = 0; i < a->strings.size(); ++i) {
+      const std::string& n = a->strings[i];
+      if ((n != "Sigmoid" && n != "Tanh" && n != "Relu") || a->strings[i % 3] != n) return false;
+    }
+  }
+  if (c.has_input(7)) {
+    const Tensor* p = c.known(7);
+    if (!p) return false;
+    for (int64_t d = 0; d < p->shape.at(0); ++d) {
+      for (int64_t j = 0; j < h; ++j) {
+        if (element_as_double(p->view(), d * 3 * h + h + j) != 0) return false;
+      }
+    }
+  }
+  return true;
+}
+
 void lstm(ConvertContext& c) {
+  const bool batch_major = c.attr_int("layout", 0) != 0;
   const Shape xs = c.shape(0);
   auto hidden = c.attr_int("hidden_size");
   if (!hidden) c.unsupported("LSTM without hidden_size");
-  const int64_t steps = xs.at(0), h = *hidden;
-  common_checks(c, steps);
-  if (c.attr_int("input_forget", 0) != 0) c.unsupported("input_forget=1");
+  const int64_t steps = xs.at(batch_major ? 1 : 0), h = *hidden;
+  if (!webnn_lstm_fits(c, steps, h)) return lstm_unrolled(c);
   const std::string dir = webnn_direction(c);
   const int64_t dirs = dir == "both" ? 2 : 1;
   std::vector<std::pair<std::string, RawValue>> named = {{"direction", RawValue::Name{dir}},
@@ -75,41 +120,28 @@ void lstm(ConvertContext& c) {
     named.emplace_back("bias", b);
     named.emplace_back("recurrentBias", rb);
   }
-  if (c.has_input(5)) named.emplace_back("initialHiddenState", c.in(5));
-  if (c.has_input(6)) named.emplace_back("initialCellState", c.in(6));
-  if (c.has_input(7)) {
-    // ONNX's output gate peeps at the new cell state, WebNN's at the previous one: the two
-    // agree only when the output-gate peephole weights are zero.
-    const Tensor* p = c.known(7);
-    if (!p) c.unsupported("run-time peephole weights");
-    for (int64_t d = 0; d < p->shape.at(0); ++d) {
-      for (int64_t j = 0; j < h; ++j) {
-        if (element_as_double(p->view(), d * 3 * h + h + j) != 0) {
-          c.unsupported(
-              "a non-zero output-gate peephole (WebNN's lstm applies it to the "
-              "previous cell state, ONNX to the new one)");
-        }
-      }
-    }
-    named.emplace_back("peepholeWeight", c.in(7));
-  }
+  if (c.has_input(5)) named.emplace_back("initialHiddenState", state_input(c, 5, batch_major));
+  if (c.has_input(6)) named.emplace_back("initialCellState", state_input(c, 6, batch_major));
+  if (c.has_input(7)) named.emplace_back("peepholeWeight", c.in(7));
   if (auto acts = activations(c, 3, size_t(dirs))) {
     std::vector<RawValue> list;
     for (auto& a : *acts) list.push_back(RawValue::Name{a});
     named.emplace_back("activations", RawValue(list));
   }
-  auto outs = c.b().add(K::kLstm, {c.in(0), c.in(1), c.in(2), steps, h}, std::move(named));
+  auto outs = c.b().add(K::kLstm, {sequence_input(c, batch_major), c.in(1), c.in(2), steps, h},
+                        std::move(named));
   // WebNN: [hidden, cell, sequence?]; ONNX: [Y, Y_h, Y_c].
-  if (c.wants_output(0)) c.set(0, outs.at(2));
-  c.set(1, outs.at(0));
-  c.set(2, outs.at(1));
+  if (c.wants_output(0)) set_sequence_output(c, 0, outs.at(2), batch_major);
+  set_state_output(c, 1, outs.at(0), batch_major);
+  set_state_output(c, 2, outs.at(1), batch_major);
 }
 
 void gru(ConvertContext& c) {
+  const bool batch_major = c.attr_int("layout", 0) != 0;
   const Shape xs = c.shape(0);
   auto hidden = c.attr_int("hidden_size");
   if (!hidden) c.unsupported("GRU without hidden_size");
-  const int64_t steps = xs.at(0), h = *hidden;
+  const int64_t steps = xs.at(batch_major ? 1 : 0), h = *hidden;
   common_checks(c, steps);
   const std::string dir = webnn_direction(c);
   const int64_t dirs = dir == "both" ? 2 : 1;
@@ -125,15 +157,16 @@ void gru(ConvertContext& c) {
     named.emplace_back("bias", b);
     named.emplace_back("recurrentBias", rb);
   }
-  if (c.has_input(5)) named.emplace_back("initialHiddenState", c.in(5));
+  if (c.has_input(5)) named.emplace_back("initialHiddenState", state_input(c, 5, batch_major));
   if (auto acts = activations(c, 2, size_t(dirs))) {
     std::vector<RawValue> list;
     for (auto& a : *acts) list.push_back(RawValue::Name{a});
     named.emplace_back("activations", RawValue(list));
   }
-  auto outs = c.b().add(K::kGru, {c.in(0), c.in(1), c.in(2), steps, h}, std::move(named));
-  if (c.wants_output(0)) c.set(0, outs.at(1));
-  c.set(1, outs.at(0));
+  auto outs = c.b().add(K::kGru, {sequence_input(c, batch_major), c.in(1), c.in(2), steps, h},
+                        std::move(named));
+  if (c.wants_output(0)) set_sequence_output(c, 0, outs.at(1), batch_major);
+  set_state_output(c, 1, outs.at(0), batch_major);
 }
 
 }  // namespace
@@ -141,6 +174,7 @@ void gru(ConvertContext& c) {
 void register_recurrent(std::vector<Converter>& t) {
   t.push_back({"", "LSTM", 7, kMaxOpset, lstm, ConvertKind::kDirect});
   t.push_back({"", "GRU", 7, kMaxOpset, gru, ConvertKind::kDirect});
+  t.push_back({"", "RNN", 7, kMaxOpset, rnn_unrolled, ConvertKind::kDecomposed});
 }
 
 }  // namespace wnn::onnx::ops

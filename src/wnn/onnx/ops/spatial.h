@@ -46,4 +46,9 @@ void max_unpool(ConvertContext& c);
 // Lifts an [N, C, L] operand to [N, C, 1, L]; other ranks pass through.
 OperandId lift_1d(ConvertContext& c, OperandId x, const Shape& shape);
 
+// conv2d (1-D lifted) of x and w with the node's kernel_shape, strides, pads, dilations,
+// auto_pad and group; the last op gets `name`.
+OperandId conv_from_attributes(ConvertContext& c, OperandId x, OperandId w,
+                               std::optional<OperandId> bias, std::string name = {});
+
 }  // namespace wnn::onnx::ops
