@@ -132,10 +132,13 @@ class Importer {
               OperandDesc{pin->second.dtype, pin->second.shape}.to_string(),
               OperandDesc{*dtype, shape}.to_string());
         values_.set_known(in.name, pin->second);
+        result_.pinned.emplace_back(in.name, pin->second);
         continue;
       }
       if (auto pin = options_.pin_inputs.find(in.name); pin != options_.pin_inputs.end()) {
-        values_.set_known(in.name, pinned_value(in.name, *dtype, shape, pin->second));
+        Tensor value = pinned_value(in.name, *dtype, shape, pin->second);
+        values_.set_known(in.name, value);
+        result_.pinned.emplace_back(in.name, std::move(value));
         continue;
       }
       const std::string& name = names_.map(in.name);
