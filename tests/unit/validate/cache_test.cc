@@ -21,7 +21,7 @@ namespace wnn::validate {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::kSmallCnn;
+using testing::kTinyClassifier;
 using testing::ScopedEnv;
 using testing::ScratchDir;
 
@@ -43,12 +43,12 @@ std::vector<runtime::NamedTensor> run_graph(std::shared_ptr<const Graph> graph) 
 TEST(Cache, ReloadedEntryGivesTheSameOutputsAsAFreshConversion) {
   ScratchDir dir;
   ScopedEnv env("WNN_CACHE_DIR", dir / "cache");
-  const onnx::ModelProto model = onnx::load_model(kSmallCnn);
-  const CachedConversion c = convert_cached(kSmallCnn, model, {});
+  const onnx::ModelProto model = onnx::load_model(kTinyClassifier);
+  const CachedConversion c = convert_cached(kTinyClassifier, model, {});
   EXPECT_TRUE(c.result.built);
   format::Model loaded = format::load_model(c.result.entry.graph_path);
   const auto cached = run_graph(std::make_shared<const Graph>(std::move(loaded.graph)));
-  onnx::ImportResult fresh = onnx::import_model(kSmallCnn);
+  onnx::ImportResult fresh = onnx::import_model(kTinyClassifier);
   const auto direct = run_graph(std::make_shared<const Graph>(std::move(fresh.graph)));
   ASSERT_EQ(cached.size(), 1u);
   ASSERT_EQ(direct.size(), 1u);
@@ -63,7 +63,7 @@ TEST(Cache, ReloadedEntryGivesTheSameOutputsAsAFreshConversion) {
   EXPECT_EQ(meta["outputs"][0]["onnx"], "logits");
   EXPECT_EQ(meta["versions"]["wnn"], WNN_VERSION);
   // A second conversion reuses the entry.
-  const CachedConversion again = convert_cached(kSmallCnn, model, {});
+  const CachedConversion again = convert_cached(kTinyClassifier, model, {});
   EXPECT_FALSE(again.result.built);
   EXPECT_EQ(again.key, c.key);
 }
@@ -80,19 +80,19 @@ void expect_rebuilt(const std::string& why_part,
                     const std::function<void(const std::string&)>& damage) {
   ScratchDir dir;
   ScopedEnv env("WNN_CACHE_DIR", dir / "cache");
-  const onnx::ModelProto model = onnx::load_model(kSmallCnn);
-  const CachedConversion first = convert_cached(kSmallCnn, model, {});
+  const onnx::ModelProto model = onnx::load_model(kTinyClassifier);
+  const CachedConversion first = convert_cached(kTinyClassifier, model, {});
   damage(first.result.entry.dir);
   // validate-cached refuses the damaged entry and says how to rebuild it.
   ValidateOptions v;
   v.storage = Storage::kCachedOnly;
-  const Report r = validate_onnx_model(kSmallCnn, v);
+  const Report r = validate_onnx_model(kTinyClassifier, v);
   EXPECT_EQ(r.stage, "conversion");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.message.find("damaged"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find(why_part), std::string::npos) << r.message;
   // A conversion rebuilds it, and the rebuilt files verify.
-  const CachedConversion second = convert_cached(kSmallCnn, model, {});
+  const CachedConversion second = convert_cached(kTinyClassifier, model, {});
   EXPECT_TRUE(second.result.built);
   EXPECT_NE(second.result.rebuilt.find(why_part), std::string::npos) << second.result.rebuilt;
   const ConversionCache cache(dir / "cache");
@@ -121,9 +121,9 @@ TEST(Cache, MissingEntrySaysHowToCreateIt) {
   ScopedEnv env("WNN_CACHE_DIR", dir / "cache");
   ValidateOptions v;
   v.storage = Storage::kCachedOnly;
-  const Report r = validate_onnx_model(kSmallCnn, v);
+  const Report r = validate_onnx_model(kTinyClassifier, v);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.message.find("wnn convert " + kSmallCnn + " --cache"), std::string::npos)
+  EXPECT_NE(r.message.find("wnn convert " + kTinyClassifier + " --cache"), std::string::npos)
       << r.message;
 }
 
@@ -147,7 +147,7 @@ TEST(Cache, TwoProcessesConvertingAtOnceBothSucceed) {
       "'{1}' convert '{2}' --cache > '{0}/a.out' 2>&1 & a=$!; "
       "'{1}' convert '{2}' --cache > '{0}/b.out' 2>&1 & b=$!; "
       "wait $a; ra=$?; wait $b; rb=$?; echo $ra $rb > '{0}/rc'",
-      dir.path(), WNN_BINARY, kSmallCnn);
+      dir.path(), WNN_BINARY, kTinyClassifier);
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream rc(dir / "rc");
   int ra = -1, rb = -1;

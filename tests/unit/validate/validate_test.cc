@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::kFixtures;
-using testing::kSmallCnn;
+using testing::kTinyClassifier;
 using testing::ScopedEnv;
 using testing::ScratchDir;
 
@@ -27,7 +27,7 @@ ValidateOptions ref_options() {
 }
 
 TEST(Validate, SmallCnnMatchesOrtAndTheReportKeepsTheContract) {
-  const Report r = validate_onnx_model(kSmallCnn, ref_options());
+  const Report r = validate_onnx_model(kTinyClassifier, ref_options());
   ASSERT_TRUE(r.pass) << r.stage << ": " << r.message;
   EXPECT_EQ(r.exit_code, 0);
   const nlohmann::json j = report_json(r);
@@ -56,7 +56,7 @@ TEST(Validate, SmallCnnMatchesOrtAndTheReportKeepsTheContract) {
 
 TEST(Validate, ADeliberatelyWrongConversionIsCaught) {
   ScopedEnv perturb("WNN_VALIDATE_TEST_PERTURB", "1");
-  const Report r = validate_onnx_model(kSmallCnn, ref_options());
+  const Report r = validate_onnx_model(kTinyClassifier, ref_options());
   EXPECT_FALSE(r.pass);
   EXPECT_EQ(r.stage, "numerical");
   EXPECT_EQ(r.exit_code, 1);
@@ -151,13 +151,13 @@ TEST(Validate, MissingReferenceSetupIsAnActionableError) {
   ScratchDir dir;
   fs::copy_file(std::string(WNN_SOURCE_DIR) + "/tools/ort-reference/run.js", dir / "run.js");
   ScopedEnv env("WNN_ORT_REFERENCE", dir.path());  // run.js without node_modules
-  const Report r = validate_onnx_model(kSmallCnn, ref_options());
+  const Report r = validate_onnx_model(kTinyClassifier, ref_options());
   EXPECT_EQ(r.stage, "reference");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.message.find("make deps"), std::string::npos) << r.message;
   ScopedEnv no_node("WNN_NODE", dir / "no-such-node");
   ScopedEnv real("WNN_ORT_REFERENCE", std::nullopt);
-  const Report r2 = validate_onnx_model(kSmallCnn, ref_options());
+  const Report r2 = validate_onnx_model(kTinyClassifier, ref_options());
   EXPECT_EQ(r2.exit_code, 2);
   EXPECT_NE(r2.message.find("Node.js"), std::string::npos) << r2.message;
 }
@@ -170,7 +170,7 @@ TEST(Validate, ReferenceTimeoutIsAReferenceFailure) {
   ScopedEnv env("WNN_ORT_REFERENCE", dir.path());
   ValidateOptions o = ref_options();
   o.reference.timeout_seconds = 1;
-  const Report r = validate_onnx_model(kSmallCnn, o);
+  const Report r = validate_onnx_model(kTinyClassifier, o);
   EXPECT_EQ(r.stage, "reference");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.message.find("within 1 s"), std::string::npos) << r.message;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes examples/small_cnn.onnx, the ONNX model `make demo` converts and validates.
+"""Writes examples/tiny_classifier.onnx, the ONNX model `make demo` converts and validates.
 
 A small image classifier (conv, batch norm, ReLU, max pool, a depthwise conv, global average pool,
 Gemm) on 1x3x32x32 inputs with a free batch dimension, exported by Debian's PyTorch at opset 17.
@@ -13,7 +13,7 @@ from torch import nn
 torch.manual_seed(20261130)
 
 
-class SmallCnn(nn.Module):
+class TinyClassifier(nn.Module):
     def __init__(self):
         super().__init__()
         self.features = nn.Sequential(
@@ -30,7 +30,7 @@ class SmallCnn(nn.Module):
         return self.classifier(self.features(x))
 
 
-model = SmallCnn().eval()
+model = TinyClassifier().eval()
 with torch.no_grad():
     for m in model.modules():
         if isinstance(m, nn.BatchNorm2d):
@@ -39,7 +39,7 @@ with torch.no_grad():
             m.running_mean.normal_(0, 0.1)
             m.running_var.uniform_(0.5, 1.5)
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "small_cnn.onnx")
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tiny_classifier.onnx")
 torch.onnx.export(model, torch.zeros(1, 3, 32, 32), out, opset_version=17,
                   input_names=["image"], output_names=["logits"],
                   dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}},
