@@ -336,9 +336,12 @@ class Importer {
       OperandId id = *slot.operand;
       const Operand& op = result_.graph.operand(id);
       // Outputs keep their ONNX names where the text format can write them (NameMapper).
-      const std::string& name = names_.map(out.name);
+      std::string name = names_.map(out.name);
       if (op.name != name || op.kind != OperandKind::kNodeOutput || result_.graph.is_output(id)) {
-        // An input, constant or renamed value is passed through.
+        // An input, constant or renamed value is passed through. A graph input passed straight
+        // to an output of the same ONNX name (or an output listed twice) already holds the
+        // name: the identity takes a fresh one, and the output map records it.
+        if (result_.graph.find(name)) name = builder_.unique_name(name + "_output");
         id = builder_.add1(OpKind::kIdentity, {id}, {}, name);
       }
       builder_.output(id);

@@ -105,6 +105,16 @@ TEST(Validate, OutputNamedLikeAPinnedInput) {
   EXPECT_EQ(r.outputs[1].dtype, DataType::kInt64);
 }
 
+TEST(Validate, OutputNamedLikeItsInputPassesThroughUnpinned) {
+  // The ONNX output "n" is the graph input "n" itself: the identity that carries it takes a
+  // fresh operand name, and the name map still pairs it with ORT's "n".
+  const Report r = validate_onnx_model(kFixtures + "pinned_output.onnx", ref_options());
+  ASSERT_TRUE(r.pass) << r.message;
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_EQ(r.outputs[1].name, "n");
+  EXPECT_EQ(r.inputs[1].source, "integer in [-8, 8)");
+}
+
 TEST(Validate, GivenInputBindsFreeDimsAndGeneratedIdsUseTheVocab) {
   ScratchDir dir;
   Tensor ids = Tensor::zeros(DataType::kInt64, {1, 6});
