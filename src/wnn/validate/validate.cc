@@ -31,11 +31,19 @@ struct StageFailure {
   int exit_code;
 };
 
-std::string one_line(std::string s) {
-  for (char& c : s) {
-    if (c == '\n') c = ' ';
+// Multi-line errors (the importer's list of unsupported nodes) as one line: each line break
+// and the indentation after it become a single space.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\n') {
+      out += s[i];
+      continue;
+    }
+    out += ' ';
+    while (i + 1 < s.size() && s[i + 1] == ' ') ++i;
   }
-  return s;
+  return out;
 }
 
 // Runs `fn`; a wnn::Error becomes a StageFailure of `stage` (exit `code`, 3 for internal errors).

@@ -139,6 +139,22 @@ TEST(Validate, GivenInputBindsFreeDimsAndGeneratedIdsUseTheVocab) {
   EXPECT_NE(generated.inputs[0].source.find("[0, 37)"), std::string::npos);
 }
 
+TEST(Validate, UnsupportedNodesAreListedInTheReport) {
+  const Report r = validate_onnx_model(kFixtures + "unsupported.onnx", ref_options());
+  EXPECT_EQ(r.stage, "conversion");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.message.find('\n'), std::string::npos);
+  ASSERT_EQ(r.unsupported.size(), 1u);
+  EXPECT_EQ(r.unsupported[0].node, "frob0");
+  EXPECT_EQ(r.unsupported[0].op_type, "Frobnicate");
+  EXPECT_EQ(r.unsupported[0].domain, "com.example");
+  EXPECT_EQ(r.unsupported[0].opset, 1);
+  const auto j = report_json(r);
+  EXPECT_EQ(j["unsupported"][0]["op_type"], "Frobnicate");
+  EXPECT_TRUE(j["timings_ms"]["convert"].is_null());
+  EXPECT_TRUE(j["outputs"].empty());
+}
+
 TEST(Validate, InputErrorsAreUserErrorsWithAReport) {
   ScratchDir dir;
   Tensor x = Tensor::zeros(DataType::kInt64, {2, 6});
