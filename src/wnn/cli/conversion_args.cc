@@ -89,13 +89,17 @@ void read_validation_options(Args& args, validate::ValidateOptions& options) {
 }
 
 int finish_validation(const validate::Report& report, const std::optional<std::string>& report_path,
-                      bool quiet) {
+                      bool quiet, bool json) {
   for (const auto& w : report.warnings) std::fprintf(stderr, "wnn: warning: %s\n", w.c_str());
   if (!report.cache_note.empty() && !quiet) {
     std::fprintf(stderr, "wnn: %s\n", report.cache_note.c_str());
   }
   if (report_path) validate::write_report(*report_path, report);
-  std::fputs(validate::report_summary(report).c_str(), stdout);
+  if (json) {
+    std::printf("%s\n", validate::report_json(report).dump(2).c_str());
+  } else {
+    std::fputs(validate::report_summary(report).c_str(), stdout);
+  }
   if (!report.pass) {
     std::fflush(stdout);
     std::fprintf(stderr, "wnn: error: %s: %s\n", report.stage.c_str(), report.message.c_str());

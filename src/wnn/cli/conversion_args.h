@@ -17,9 +17,10 @@ onnx::ImportOptions conversion_options(Args& args);
 // Fills everything but `import`, `storage` and `output_dir`.
 void read_validation_options(Args& args, validate::ValidateOptions& options);
 
-// Prints the summary (stdout), writes `report_path` when given, and returns the exit code.
+// Prints the summary (or, with `json`, the JSON report) on stdout, writes `report_path` when
+// given, and returns the exit code.
 int finish_validation(const validate::Report& report, const std::optional<std::string>& report_path,
-                      bool quiet);
+                      bool quiet, bool json);
 
 #define WNN_CONVERSION_OPTIONS_HELP                                                      \
   "  --override-dim NAME=V       value of a free dimension (repeatable)\n"               \

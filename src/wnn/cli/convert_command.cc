@@ -79,7 +79,7 @@ const CommandRegistration registration{{
     "                              ONNX Runtime on the original model (as wnn validate)\n"
     "  --validate-cached           compare an existing cache entry with ONNX Runtime, without\n"
     "                              converting\n"
-    "  --json                      print the summary as JSON\n"
+    "  --json                      print the summary (with --validate: the report) as JSON\n"
     "with --validate or --validate-cached also:\n" WNN_VALIDATION_OPTIONS_HELP
         WNN_SESSION_OPTIONS_HELP
     "\n"

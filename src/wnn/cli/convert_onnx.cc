@@ -43,7 +43,7 @@ int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
                 : out           ? validate::Storage::kDirectory
                                 : validate::Storage::kTemporary;
     if (out) v.output_dir = *out;
-    return finish_validation(validate::validate_onnx_model(in, v), report_path, false);
+    return finish_validation(validate::validate_onnx_model(in, v), report_path, false, json);
   }
   const std::string in = single_positional(args.finish(), "convert", "input .onnx file");
   if (cache) {

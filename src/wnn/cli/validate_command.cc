@@ -18,12 +18,13 @@ int run_validate(Args& args) {
   const bool cache = args.flag("cache");
   const bool cached = args.flag("cached");
   const bool quiet = args.flag("quiet", 'q');
+  const bool json = args.flag("json");
   const std::string in = single_positional(args.finish(), "validate", "input .onnx file");
   check(!(cache && cached), "wnn validate: --cache and --cached are exclusive");
   options.storage = cached  ? validate::Storage::kCachedOnly
                     : cache ? validate::Storage::kCache
                             : validate::Storage::kTemporary;
-  return finish_validation(validate::validate_onnx_model(in, options), report_path, quiet);
+  return finish_validation(validate::validate_onnx_model(in, options), report_path, quiet, json);
 }
 
 const CommandRegistration registration{{
@@ -40,6 +41,7 @@ const CommandRegistration registration{{
     "  --cache                     convert into the cache (reuse a valid entry)\n"
     "  --cached                    use an existing cache entry only (see wnn convert "
     "--cache)\n" WNN_SESSION_OPTIONS_HELP
+    "  --json                      print the JSON report instead of the summary\n"
     "  -q, --quiet                 no cache notes on stderr\n\n"
     "environment: WNN_CACHE_DIR (cache root; else $XDG_CACHE_HOME/wnn, else ~/.cache/wnn),\n"
     "WNN_ORT_REFERENCE (path of run.js), WNN_NODE (the node executable).",

@@ -104,7 +104,8 @@ GeneratedInput generate_input(const onnx::ModelProto& model, const std::string& 
     if (const auto rows = embedding_rows(model, name); rows && *rows > 0) {
       uint64_t state = runtime::seed_for_name(name, 0);
       const int64_t vocab = *rows;
-      return {filled(desc, [&](int64_t) { return double(runtime::splitmix64(state) % uint64_t(vocab)); }),
+      return {filled(desc,
+                     [&](int64_t) { return double(runtime::splitmix64(state) % uint64_t(vocab)); }),
               fmt::format("token ids in [0, {}) (rows of the Gather table)", vocab)};
     }
   }

@@ -14,7 +14,8 @@
 namespace wnn::validate::testing {
 
 inline const std::string kFixtures = std::string(WNN_SOURCE_DIR) + "/tests/fixtures/validate/";
-inline const std::string kTinyClassifier = std::string(WNN_SOURCE_DIR) + "/examples/tiny_classifier.onnx";
+inline const std::string kTinyClassifier =
+    std::string(WNN_SOURCE_DIR) + "/examples/tiny_classifier.onnx";
 
 class ScratchDir {
  public:
