@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
 .PHONY: all deps build test test-sanitize demo docs bench fuzz clean format onnx-backend-test \
-        python-models-test
+        python-models-test models-test
 
 all: build
 
@@ -66,6 +66,11 @@ docs: build
 # The heavy PyTorch export checks (convnext_tiny, vit_b_16, swin_t); not part of `make test`.
 python-models-test: build
 	cmake --build $(BUILD) --target python-models-test
+
+# `wnn validate` over the whole test model zoo (exported into $(BUILD)/models-zoo on first use);
+# per-model reports land beside the models as <name>.report.json.
+models-test: build
+	/usr/bin/python3 tests/models/validate_zoo.py $(BUILD)/wnn $(BUILD)/models-zoo
 
 format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i

@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
-# The README's main job: check the bundled model, run it, and read its outputs back with
-# NumPy. (Once ONNX conversion lands this converts a bundled ONNX model and validates it
-# against ONNX Runtime.)
+# The README's main job: convert a bundled ONNX model to WebNN, prove the converted model
+# computes what ONNX Runtime computes on the original, and show the report; then run the
+# converted pair and read its outputs back with NumPy.
 set -euo pipefail
 build="${1:-build}"
 wnn="$build/wnn"
-model=examples/small_cnn.webnn
+model=examples/tiny_classifier.onnx
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
-echo "== wnn check $model"
-"$wnn" check "$model"
+echo "== wnn convert $model -o <tmp>"
+"$wnn" convert "$model" -o "$out"
 echo
-echo "== wnn info $model"
-"$wnn" info "$model"
+echo "== wnn validate $model --report <tmp>/report.json"
+# Converts again, writes the pair, reloads it from disk, runs it, runs the original model in
+# ONNX Runtime (tools/ort-reference) on the same inputs and compares every output.
+"$wnn" validate "$model" --report "$out/report.json"
 echo
-echo "== wnn run $model --random-inputs --output-dir <tmp>"
-"$wnn" run "$model" --random-inputs --output-dir "$out"
+echo "== the JSON report"
+cat "$out/report.json"
+echo
+echo "== wnn info $out/tiny_classifier.webnn"
+"$wnn" info "$out/tiny_classifier.webnn"
+echo
+echo "== wnn run $out/tiny_classifier.webnn --random-inputs --output-dir <tmp>/outputs"
+"$wnn" run "$out/tiny_classifier.webnn" --random-inputs --output-dir "$out/outputs"
 echo
 echo "== NumPy reads the outputs back"
-/usr/bin/python3 - "$out" <<'PY'
+/usr/bin/python3 - "$out/outputs" <<'PY'
 import sys, glob, numpy as np
 for f in sorted(glob.glob(sys.argv[1] + "/*.npy")):
     a = np.load(f)

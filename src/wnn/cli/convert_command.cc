@@ -6,7 +6,9 @@
 #include <optional>
 
 #include "wnn/cli/command.h"
+#include "wnn/cli/conversion_args.h"
 #include "wnn/cli/graph_args.h"
+#include "wnn/cli/session_args.h"
 #include "wnn/core/atomic_file.h"
 #include "wnn/core/error.h"
 #include "wnn/format/graph_file.h"
@@ -63,17 +65,24 @@ int run_convert(Args& args) {
 const CommandRegistration registration{{
     "convert",
     "convert an ONNX model to .webnn + .safetensors, or a graph between text and JSON",
-    "usage: wnn convert MODEL.onnx -o DIR [options]\n"
+    "usage: wnn convert MODEL.onnx (-o DIR | --cache) [--validate] [options]\n"
+    "       wnn convert MODEL.onnx --validate-cached [options]\n"
     "       wnn convert IN -o OUT\n\n"
     "ONNX: imports MODEL.onnx and writes DIR/MODEL.webnn and DIR/MODEL.safetensors. Every node\n"
     "must convert: unsupported nodes are all listed in one error (name, op, domain, opset,\n"
     "reason) and nothing is written.\n\n"
     "options for ONNX input:\n"
-    "  -o, --output DIR            the output directory (required)\n"
-    "  --override-dim NAME=V       value of a free dimension (repeatable)\n"
-    "  --override-dims-file F.json {NAME: V} or {\"freeDimensionOverrides\": {NAME: V}}\n"
-    "  --pin-input NAME=V[,V...]   freeze a graph input to a constant (one value fills it)\n"
-    "  --json                      print the summary as JSON\n\n"
+    "  -o, --output DIR            the output directory\n" WNN_CONVERSION_OPTIONS_HELP
+    "  --cache                     write into the conversion cache instead of -o (keyed by the\n"
+    "                              model's SHA-256, these options and the wnn version)\n"
+    "  --validate                  then reload the written pair, run it and compare it with\n"
+    "                              ONNX Runtime on the original model (as wnn validate)\n"
+    "  --validate-cached           compare an existing cache entry with ONNX Runtime, without\n"
+    "                              converting\n"
+    "  --json                      print the summary (with --validate: the report) as JSON\n"
+    "with --validate or --validate-cached also:\n" WNN_VALIDATION_OPTIONS_HELP
+        WNN_SESSION_OPTIONS_HELP
+    "\n"
     "Graph files: reads IN (.webnn text or .json webnn-graph-json), validates it, and writes it to "
     "OUT in\n"
     "the form OUT's extension names (.webnn or .json), canonically and atomically. Only the\n"

@@ -6,70 +6,74 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "wnn/cli/command.h"
+#include "wnn/cli/conversion_args.h"
 #include "wnn/cli/graph_args.h"
 #include "wnn/core/error.h"
 #include "wnn/format/model.h"
 #include "wnn/onnx/import.h"
+#include "wnn/validate/conversion.h"
+#include "wnn/validate/validate.h"
 
 namespace wnn::cli {
 
-namespace {
-
 namespace fs = std::filesystem;
-
-std::pair<std::string, std::string> split_assignment(const std::string& text,
-                                                     std::string_view option) {
-  const size_t eq = text.find('=');
-  check(eq != std::string::npos && eq > 0, "{} expects NAME=VALUE, got '{}'", option, text);
-  return {text.substr(0, eq), text.substr(eq + 1)};
-}
-
-int64_t parse_dim(const std::string& name, const std::string& v, std::string_view where) {
-  size_t used = 0;
-  int64_t n = -1;
-  try {
-    n = std::stoll(v, &used);
-  } catch (...) {
-  }
-  check(used == v.size() && n >= 0, "{}: dimension '{}' must be a non-negative integer, got '{}'",
-        where, name, v);
-  return n;
-}
-
-void read_dims_file(const std::string& path, std::map<std::string, int64_t>& dims) {
-  std::ifstream f(path);
-  check(f.good(), "--override-dims-file: cannot read '{}'", path);
-  nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-  check(!j.is_discarded() && j.is_object(), "{}: expected a JSON object", path);
-  if (j.contains("freeDimensionOverrides")) j = j["freeDimensionOverrides"];
-  check(j.is_object(), "{}: freeDimensionOverrides must be an object", path);
-  for (auto& [name, v] : j.items()) {
-    check(v.is_number_integer() && v.get<int64_t>() >= 0,
-          "{}: dimension '{}' must be a non-negative integer", path, name);
-    dims[name] = v.get<int64_t>();
-  }
-}
-
-}  // namespace
 
 int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
   const auto start = std::chrono::steady_clock::now();
   const bool json = args.flag("json");
-  onnx::ImportOptions options;
-  if (auto f = args.value("override-dims-file")) read_dims_file(*f, options.override_dims);
-  for (const auto& d : args.values("override-dim")) {
-    auto [name, v] = split_assignment(d, "--override-dim");
-    options.override_dims[name] = parse_dim(name, v, "--override-dim");
-  }
-  for (const auto& p : args.values("pin-input")) {
-    auto [name, v] = split_assignment(p, "--pin-input");
-    options.pin_inputs[name] = v;
+  const onnx::ImportOptions options = conversion_options(args);
+  const bool cache = args.flag("cache");
+  const bool validate = args.flag("validate");
+  const bool validate_cached = args.flag("validate-cached");
+  if (validate || validate_cached) {
+    check(!(validate && validate_cached),
+          "wnn convert: --validate and --validate-cached are exclusive");
+    check(!validate_cached || (!cache && !out),
+          "wnn convert: --validate-cached reads the cache entry; it takes neither -o nor --cache");
+    check(!(cache && out), "wnn convert: give either -o DIR or --cache, not both");
+    validate::ValidateOptions v;
+    v.import = options;
+    read_validation_options(args, v);
+    const auto report_path = args.value("report");
+    const std::string in = single_positional(args.finish(), "convert", "input .onnx file");
+    v.storage = validate_cached ? validate::Storage::kCachedOnly
+                : cache         ? validate::Storage::kCache
+                : out           ? validate::Storage::kDirectory
+                                : validate::Storage::kTemporary;
+    if (out) v.output_dir = *out;
+    return finish_validation(validate::validate_onnx_model(in, v), report_path, false, json);
   }
   const std::string in = single_positional(args.finish(), "convert", "input .onnx file");
-  check(out.has_value(), "wnn convert: missing -o DIR (see wnn convert --help)");
+  if (cache) {
+    check(!out, "wnn convert: give either -o DIR or --cache, not both");
+    const onnx::ModelProto model = onnx::load_model(in);
+    const validate::CachedConversion c = validate::convert_cached(in, model, options);
+    for (const auto& w : c.warnings) std::fprintf(stderr, "wnn: warning: %s\n", w.c_str());
+    const auto& e = c.result.entry;
+    if (json) {
+      nlohmann::json j{{"input", in},
+                       {"cache_entry", e.dir},
+                       {"graph", e.graph_path},
+                       {"weights", e.weights_path},
+                       {"sha256", c.digest},
+                       {"reused", !c.result.built},
+                       {"rebuilt_because", c.result.rebuilt}};
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::printf("%s: %s cache entry %s\n", in.c_str(),
+                  !c.result.built            ? "reused"
+                  : c.result.rebuilt.empty() ? "wrote"
+                                             : "rebuilt",
+                  e.dir.c_str());
+      if (!c.result.rebuilt.empty()) {
+        std::printf("(the previous entry was damaged: %s)\n", c.result.rebuilt.c_str());
+      }
+    }
+    return kExitOk;
+  }
+  check(out.has_value(), "wnn convert: missing -o DIR or --cache (see wnn convert --help)");
   onnx::ImportResult r = onnx::import_model(in, options);
   for (const auto& w : r.warnings) std::fprintf(stderr, "wnn: warning: %s\n", w.c_str());
   fs::create_directories(*out);

@@ -138,10 +138,13 @@ class Importer {
               OperandDesc{pin->second.dtype, pin->second.shape}.to_string(),
               OperandDesc{*dtype, shape}.to_string());
         values_.set_known(in.name, pin->second);
+        result_.pinned.emplace_back(in.name, pin->second);
         continue;
       }
       if (auto pin = options_.pin_inputs.find(in.name); pin != options_.pin_inputs.end()) {
-        values_.set_known(in.name, pinned_value(in.name, *dtype, shape, pin->second));
+        Tensor value = pinned_value(in.name, *dtype, shape, pin->second);
+        values_.set_known(in.name, value);
+        result_.pinned.emplace_back(in.name, std::move(value));
         continue;
       }
       const std::string& name = names_.map(in.name);
@@ -342,9 +345,12 @@ class Importer {
       OperandId id = *slot.operand;
       const Operand& op = result_.graph.operand(id);
       // Outputs keep their ONNX names where the text format can write them (NameMapper).
-      const std::string& name = names_.map(out.name);
+      std::string name = names_.map(out.name);
       if (op.name != name || op.kind != OperandKind::kNodeOutput || result_.graph.is_output(id)) {
-        // An input, constant or renamed value is passed through.
+        // An input, constant or renamed value is passed through. A graph input passed straight
+        // to an output of the same ONNX name (or an output listed twice) already holds the
+        // name: the identity takes a fresh one, and the output map records it.
+        if (result_.graph.find(name)) name = builder_.unique_name(name + "_output");
         id = builder_.add1(OpKind::kIdentity, {id}, {}, name);
       }
       builder_.output(id);

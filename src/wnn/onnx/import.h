@@ -29,6 +29,9 @@ struct ImportResult {
   // that are pinned or are initializers are not listed. Names are kept exactly today.
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::pair<std::string, std::string>> outputs;
+  // (ONNX graph input name, value) of every pinned input, in the model's order: what a
+  // reference run of the original model must be fed for them.
+  std::vector<std::pair<std::string, Tensor>> pinned;
   std::vector<std::string> warnings;
   size_t nodes_in = 0;
 };

@@ -5,8 +5,6 @@
 
 namespace wnn::runtime {
 
-namespace {
-
 uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -14,18 +12,16 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
+uint64_t seed_for_name(const std::string& name, uint64_t seed) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  return seed ^ h;
 }
-
-}  // namespace
 
 Tensor deterministic_tensor(const OperandDesc& desc, const std::string& name, uint64_t seed) {
   Tensor t = Tensor::zeros(desc.dtype, desc.shape);
   const TensorView v = t.mutable_view();
-  uint64_t state = seed ^ fnv1a(name);
+  uint64_t state = seed_for_name(name, seed);
   const int64_t n = t.size();
   for (int64_t i = 0; i < n; ++i) {
     const uint64_t r = splitmix64(state);

@@ -1,0 +1,39 @@
+// The ONNX conversion options (`--override-dim`, `--override-dims-file`, `--pin-input`) and the
+// validation options (`--input`, `--atol`, `--rtol`, `--report`, `--ort-timeout`) that convert
+// and validate share, parsed in one place.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "wnn/cli/args.h"
+#include "wnn/onnx/import.h"
+#include "wnn/validate/validate.h"
+
+namespace wnn::cli {
+
+onnx::ImportOptions conversion_options(Args& args);
+
+// Fills everything but `import`, `storage` and `output_dir`.
+void read_validation_options(Args& args, validate::ValidateOptions& options);
+
+// Prints the summary (or, with `json`, the JSON report) on stdout, writes `report_path` when
+// given, and returns the exit code.
+int finish_validation(const validate::Report& report, const std::optional<std::string>& report_path,
+                      bool quiet, bool json);
+
+#define WNN_CONVERSION_OPTIONS_HELP                                                      \
+  "  --override-dim NAME=V       value of a free dimension (repeatable)\n"               \
+  "  --override-dims-file F.json {NAME: V} or {\"freeDimensionOverrides\": {NAME: V}}\n" \
+  "  --pin-input NAME=V[,V...]   freeze a graph input to a constant (one value fills it)\n"
+
+#define WNN_VALIDATION_OPTIONS_HELP                                                           \
+  "  --input NAME=FILE.npy       the value of input NAME (its shape binds the input's free\n" \
+  "                              dims); other inputs are generated (docs/validation.md)\n"    \
+  "  --atol A, --rtol R          float tolerances (default by dtype: float32 1e-5/1e-4,\n"    \
+  "                              float16 1e-3/1e-2; MatMulNBits graphs 4-bit 1e-3/1e-3,\n"    \
+  "                              8-bit 2e-3/2e-3; integers and bools always exact)\n"         \
+  "  --report FILE.json          write the JSON report (for every outcome)\n"                 \
+  "  --ort-timeout SECONDS       limit for the ONNX Runtime run (default 600)\n"
+
+}  // namespace wnn::cli

@@ -1,0 +1,217 @@
+#include "wnn/validate/cache.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "wnn/core/atomic_file.h"
+#include "wnn/core/error.h"
+#include "wnn/validate/digest.h"
+
+namespace wnn::validate {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kEntryFiles[] = {"model.webnn", "model.safetensors", "pinned.safetensors"};
+
+// flock(2) on <root>/<key>.lock for the lifetime of the object. Lock files are never removed:
+// removing one while another process waits on it would let two holders in.
+class KeyLock {
+ public:
+  KeyLock(const std::string& path, bool exclusive) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    check(fd_ >= 0, "cache: cannot open lock file '{}': {}", path, std::strerror(errno));
+    int rc;
+    do {
+      rc = ::flock(fd_, exclusive ? LOCK_EX : LOCK_SH);
+    } while (rc != 0 && errno == EINTR);
+    check(rc == 0, "cache: cannot lock '{}': {}", path, std::strerror(errno));
+  }
+  ~KeyLock() { ::close(fd_); }  // closing releases the lock
+  KeyLock(const KeyLock&) = delete;
+  KeyLock& operator=(const KeyLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+std::string unique_suffix() {
+  std::random_device rd;
+  return fmt::format("{}-{:08x}", ::getpid(), rd());
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+CacheEntry entry_at(const std::string& dir) {
+  CacheEntry e;
+  e.dir = dir;
+  e.graph_path = dir + "/model.webnn";
+  e.weights_path = dir + "/model.safetensors";
+  e.pinned_path = dir + "/pinned.safetensors";
+  return e;
+}
+
+// The entry at `dir` when every recorded file has its recorded size and digest; else the reason.
+std::optional<CacheEntry> verify(const std::string& dir, std::string& problem) {
+  CacheEntry e = entry_at(dir);
+  const std::string meta_path = dir + "/metadata.json";
+  std::string text;
+  try {
+    text = read_file(meta_path);
+  } catch (const Error&) {
+    problem = fmt::format("'{}' is missing", meta_path);
+    return std::nullopt;
+  }
+  e.metadata = nlohmann::json::parse(text, nullptr, false);
+  if (e.metadata.is_discarded() || !e.metadata.is_object() || !e.metadata.contains("files") ||
+      !e.metadata["files"].is_object()) {
+    problem = fmt::format("'{}' is not valid cache metadata", meta_path);
+    return std::nullopt;
+  }
+  for (const char* name : kEntryFiles) {
+    const auto& files = e.metadata["files"];
+    if (!files.contains(name) || !files[name].contains("sha256") ||
+        !files[name].contains("bytes")) {
+      problem = fmt::format("'{}' records no digest for {}", meta_path, name);
+      return std::nullopt;
+    }
+    const std::string path = dir + "/" + name;
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec || size != files[name]["bytes"].get<uint64_t>()) {
+      problem = ec ? fmt::format("'{}' is missing", path)
+                   : fmt::format("'{}' has {} bytes, the entry recorded {}", path, size,
+                                 files[name]["bytes"].get<uint64_t>());
+      return std::nullopt;
+    }
+    if (sha256_file_hex(path) != files[name]["sha256"].get<std::string>()) {
+      problem = fmt::format("'{}' does not match its recorded SHA-256", path);
+      return std::nullopt;
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+std::string cache_root() {
+  std::string root;
+  std::string from;
+  if (const char* d = std::getenv("WNN_CACHE_DIR"); d && *d) {
+    root = d;
+    from = "WNN_CACHE_DIR";
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    root = std::string(x) + "/wnn";
+    from = "XDG_CACHE_HOME";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    root = std::string(h) + "/.cache/wnn";
+    from = "HOME";
+  } else {
+    fail("cache: no cache directory: set WNN_CACHE_DIR (or XDG_CACHE_HOME or HOME)");
+  }
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  check(!ec && fs::is_directory(root),
+        "cache: cannot create the cache directory '{}' (from {}): {}; set WNN_CACHE_DIR to a "
+        "writable directory",
+        root, from, ec ? ec.message() : "not a directory");
+  check(::access(root.c_str(), W_OK | X_OK) == 0,
+        "cache: the cache directory '{}' (from {}) is not writable; set WNN_CACHE_DIR to a "
+        "writable directory",
+        root, from);
+  return root;
+}
+
+std::string source_digest(const std::string& onnx_path, const onnx::ModelProto& model) {
+  Sha256 h;
+  h.update_file(onnx_path);
+  std::set<std::string> seen;
+  const fs::path base = fs::path(onnx_path).parent_path();
+  for (const auto& init : model.graph.initializer) {
+    if (!init.is_external()) continue;
+    for (const auto& [k, v] : init.external_data) {
+      if (k != "location" || !seen.insert(v).second) continue;
+      h.update(v);
+      h.update(std::string_view("\0", 1));
+      h.update_file((base / v).string());
+    }
+  }
+  return h.hex_digest();
+}
+
+std::string cache_key(const std::string& source_digest, const nlohmann::json& options) {
+  return sha256_hex(
+      fmt::format("wnn-cache-v1\n{}\n{}\n{}", source_digest, options.dump(), WNN_VERSION));
+}
+
+ConversionCache::Lookup ConversionCache::find(const std::string& key) const {
+  KeyLock lock(root_ + "/" + key + ".lock", false);
+  Lookup out;
+  const std::string dir = root_ + "/" + key;
+  if (!fs::exists(dir)) return out;
+  out.entry = verify(dir, out.problem);
+  return out;
+}
+
+ConversionCache::Result ConversionCache::get_or_build(const std::string& key,
+                                                      const Builder& build) const {
+  KeyLock lock(root_ + "/" + key + ".lock", true);
+  Result result;
+  const std::string dir = root_ + "/" + key;
+  if (fs::exists(dir)) {
+    if (auto e = verify(dir, result.rebuilt)) {
+      result.entry = std::move(*e);
+      return result;
+    }
+  }
+  const std::string tmp = root_ + "/.tmp-" + key + "-" + unique_suffix();
+  fs::create_directories(tmp);
+  try {
+    nlohmann::json meta = build(tmp);
+    meta["key"] = key;
+    meta["created"] = utc_now();
+    meta["files"] = nlohmann::json::object();
+    for (const char* name : kEntryFiles) {
+      const std::string path = tmp + "/" + name;
+      meta["files"][name] = {{"sha256", sha256_file_hex(path)}, {"bytes", fs::file_size(path)}};
+    }
+    write_file_atomic(tmp + "/metadata.json", meta.dump(2) + "\n");
+    if (fs::exists(dir)) {
+      // A damaged entry: move it aside first so the rename below installs the new one whole.
+      const std::string trash = root_ + "/.trash-" + key + "-" + unique_suffix();
+      fs::rename(dir, trash);
+      fs::remove_all(trash);
+    }
+    fs::rename(tmp, dir);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw;
+  }
+  std::string problem;
+  auto e = verify(dir, problem);
+  check_internal(e.has_value(), "cache: the entry just written is unusable: {}", problem);
+  result.entry = std::move(*e);
+  result.built = true;
+  return result;
+}
+
+}  // namespace wnn::validate

@@ -1,0 +1,117 @@
+#include "wnn/validate/compare.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+namespace wnn::validate {
+
+Tolerance default_tolerance(DataType dtype, const std::optional<Tolerance>& quantized) {
+  if (!is_float(dtype)) return {0, 0};
+  if (quantized) return *quantized;
+  if (dtype == DataType::kFloat16) return {1e-3, 1e-2};
+  return {1e-5, 1e-4};
+}
+
+std::optional<Tolerance> quantization_tolerance(const onnx::ModelProto& model) {
+  std::optional<Tolerance> tol;
+  for (const auto& n : model.graph.node) {
+    if (n.op_type != "MatMulNBits" || n.domain != "com.microsoft") continue;
+    int64_t bits = 4;  // the contrib op's default
+    if (const auto* a = n.find_attribute("bits")) bits = a->i;
+    const Tolerance t = bits <= 4 ? Tolerance{1e-3, 1e-3} : Tolerance{2e-3, 2e-3};
+    if (!tol) {
+      tol = t;
+    } else {
+      tol = Tolerance{std::max(tol->atol, t.atol), std::max(tol->rtol, t.rtol)};
+    }
+  }
+  return tol;
+}
+
+bool looks_like_classes(const std::string& name, DataType dtype, const Shape& shape) {
+  if (!is_float(dtype) || shape.empty() || shape.back() < 2) return false;
+  std::string key = name;
+  for (char& c : key) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return shape.size() == 2 || key.find("logits") != std::string::npos;
+}
+
+OutputMetrics compare_tensors(const ConstTensorView& actual, const ConstTensorView& reference,
+                              const Tolerance& tol) {
+  OutputMetrics m;
+  const int64_t n = reference.size();
+  m.elements = n;
+  double sum_abs = 0, sum_sq = 0, dot = 0, norm_a = 0, norm_r = 0;
+  int64_t finite = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = element_as_double(actual, i);
+    const double r = element_as_double(reference, i);
+    bool ok;
+    if (std::isnan(r) || std::isnan(a)) {
+      ok = std::isnan(r) && std::isnan(a);
+    } else if (std::isinf(r) || std::isinf(a)) {
+      ok = a == r;  // both infinite with the same sign
+    } else {
+      const double diff = std::fabs(a - r);
+      const double allowed = tol.atol + tol.rtol * std::fabs(r);
+      ok = diff <= allowed;
+      ++finite;
+      sum_abs += diff;
+      sum_sq += diff * diff;
+      m.max_abs = std::max(m.max_abs, diff);
+      const double normalized =
+          allowed > 0 ? diff / allowed : (diff > 0 ? std::numeric_limits<double>::infinity() : 0);
+      m.max_normalized = std::max(m.max_normalized, normalized);
+      dot += a * r;
+      norm_a += a * a;
+      norm_r += r * r;
+    }
+    if (!ok) ++m.failing;
+  }
+  m.failing_fraction = n > 0 ? double(m.failing) / double(n) : 0;
+  if (finite > 0) {
+    m.mean_abs = sum_abs / double(finite);
+    m.rmse = std::sqrt(sum_sq / double(finite));
+  }
+  if (n > 0) {
+    if (norm_a == 0 && norm_r == 0) {
+      m.cosine = 1.0;  // both all zero: the same direction by convention
+    } else if (norm_a == 0 || norm_r == 0) {
+      m.cosine = 0.0;
+    } else {
+      m.cosine = dot / (std::sqrt(norm_a) * std::sqrt(norm_r));
+    }
+  }
+  m.pass = m.failing == 0;
+  return m;
+}
+
+namespace {
+int64_t argmax_row(const ConstTensorView& t, int64_t row, int64_t width) {
+  int64_t best = 0;
+  double best_value = -std::numeric_limits<double>::infinity();
+  for (int64_t j = 0; j < width; ++j) {
+    const double v = element_as_double(t, row * width + j);
+    if (v > best_value) {
+      best_value = v;
+      best = j;
+    }
+  }
+  return best;
+}
+}  // namespace
+
+double top1_agreement(const ConstTensorView& actual, const ConstTensorView& reference) {
+  const int64_t width = reference.shape.empty() ? 1 : reference.shape.back();
+  if (width <= 0) return 1.0;
+  const int64_t rows = reference.size() / width;
+  if (rows == 0) return 1.0;
+  int64_t agree = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    agree += argmax_row(actual, r, width) == argmax_row(reference, r, width);
+  }
+  return double(agree) / double(rows);
+}
+
+}  // namespace wnn::validate

@@ -1,0 +1,54 @@
+// Comparing wnn's outputs with the reference: the per-dtype tolerance profile, the pass rule
+// |a - r| <= atol + rtol * |r| (NaN matches NaN, infinities match in sign) and the error metrics
+// the report prints.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "wnn/core/tensor.h"
+#include "wnn/onnx/model.h"
+
+namespace wnn::validate {
+
+struct Tolerance {
+  double atol = 0;
+  double rtol = 0;
+};
+
+// float32 1e-5/1e-4, float16 1e-3/1e-2, integers exact; `quantized` (from
+// quantization_tolerance) replaces the float profiles.
+Tolerance default_tolerance(DataType dtype, const std::optional<Tolerance>& quantized);
+
+// The profile a graph with com.microsoft MatMulNBits nodes needs, from their `bits` attribute
+// (4 -> 1e-3/1e-3, 8 -> 2e-3/2e-3, the loosest when both occur); nullopt without such nodes.
+std::optional<Tolerance> quantization_tolerance(const onnx::ModelProto& model);
+
+struct OutputMetrics {
+  int64_t elements = 0;
+  int64_t failing = 0;
+  double failing_fraction = 0;
+  double max_abs = 0;   // over elements where both values are finite
+  double mean_abs = 0;  // same
+  double rmse = 0;      // same
+  // max over finite pairs of |a - r| / (atol + rtol * |r|): <= 1 passes (infinite with a zero
+  // tolerance and any difference).
+  double max_normalized = 0;
+  std::optional<double> cosine;          // none for empty outputs
+  std::optional<double> top1_agreement;  // fraction of rows whose argmax agrees
+  bool pass = true;
+};
+
+// Compares `actual` with `reference` (same dtype and shape, checked by the caller).
+OutputMetrics compare_tensors(const ConstTensorView& actual, const ConstTensorView& reference,
+                              const Tolerance& tol);
+
+// The fraction of rows (all dims but the last) whose argmax over the last dimension is the same
+// in both (first maximum wins; NaN never wins). 1 for outputs with no rows.
+double top1_agreement(const ConstTensorView& actual, const ConstTensorView& reference);
+
+// Whether an output's last dimension looks like class scores: a float output of rank 2 (or
+// named *logits*) whose last dimension is at least 2.
+bool looks_like_classes(const std::string& name, DataType dtype, const Shape& shape);
+
+}  // namespace wnn::validate

@@ -1,0 +1,115 @@
+#include "wnn/validate/report.h"
+
+#include <fmt/format.h>
+
+#include "wnn/core/atomic_file.h"
+
+namespace wnn::validate {
+
+namespace {
+
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json nullable_string(const std::string& s) {
+  return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+}
+
+std::string input_dtype(const InputRecord& in) {
+  return in.onnx_bool ? "bool" : std::string(dtype_name(in.dtype));
+}
+
+}  // namespace
+
+nlohmann::json report_json(const Report& r) {
+  nlohmann::json j = nlohmann::json::object();
+  j["wnn_version"] = WNN_VERSION;
+  j["model"] = r.model;
+  j["sha256"] = nullable_string(r.sha256);
+  j["status"] = r.pass ? "pass" : "fail";
+  j["stage"] = nullable_string(r.stage);
+  j["message"] = nullable_string(r.message);
+  j["unsupported"] = nlohmann::json::array();
+  for (const auto& u : r.unsupported) {
+    j["unsupported"].push_back({{"node", u.node},
+                                {"op_type", u.op_type},
+                                {"domain", u.domain},
+                                {"opset", u.opset},
+                                {"reason", u.reason}});
+  }
+  j["inputs"] = nlohmann::json::array();
+  for (const auto& in : r.inputs) {
+    j["inputs"].push_back({{"name", in.name},
+                           {"dtype", input_dtype(in)},
+                           {"shape", in.shape},
+                           {"source", in.source}});
+  }
+  j["outputs"] = nlohmann::json::array();
+  for (const auto& o : r.outputs) {
+    const auto& m = o.metrics;
+    auto metric = [&](double v) {
+      return o.compared ? nlohmann::json(v) : nlohmann::json(nullptr);
+    };
+    j["outputs"].push_back({{"name", o.name},
+                            {"dtype", dtype_name(o.dtype)},
+                            {"shape", o.shape},
+                            {"pass", o.pass},
+                            {"atol", o.tol.atol},
+                            {"rtol", o.tol.rtol},
+                            {"failing", o.compared ? nlohmann::json(m.failing) : nullptr},
+                            {"failing_fraction", metric(m.failing_fraction)},
+                            {"max_abs", metric(m.max_abs)},
+                            {"mean_abs", metric(m.mean_abs)},
+                            {"rmse", metric(m.rmse)},
+                            {"max_normalized", metric(m.max_normalized)},
+                            {"cosine", optional_number(m.cosine)},
+                            {"top1_agreement", optional_number(m.top1_agreement)}});
+  }
+  j["timings_ms"] = {{"convert", optional_number(r.timings.convert)},
+                     {"load", optional_number(r.timings.load)},
+                     {"wnn_run", optional_number(r.timings.wnn_run)},
+                     {"ort_run", optional_number(r.timings.ort_run)}};
+  return j;
+}
+
+std::string report_summary(const Report& r) {
+  std::string s;
+  for (const auto& o : r.outputs) {
+    const auto& m = o.metrics;
+    s += fmt::format("{} {} {}{}", o.pass ? "✓" : "✗", o.name, dtype_name(o.dtype),
+                     shape_to_string(o.shape));
+    if (o.compared) {
+      s += fmt::format("  max_abs {:.3g}  mean_abs {:.3g}  max_norm {:.3g}", m.max_abs, m.mean_abs,
+                       m.max_normalized);
+      if (m.cosine) s += fmt::format("  cos {:.6f}", *m.cosine);
+      if (m.top1_agreement) s += fmt::format("  top1 {:.1f}%", *m.top1_agreement * 100);
+      if (m.failing > 0) {
+        s += fmt::format("  failing {}/{} ({:.2f}%)", m.failing, m.elements,
+                         m.failing_fraction * 100);
+      }
+      s += fmt::format("  (atol {:g} rtol {:g})", o.tol.atol, o.tol.rtol);
+    } else {
+      s += "  not compared (shape or dtype differs)";
+    }
+    s += "\n";
+  }
+  if (r.pass) {
+    s += fmt::format("PASS {}: {} output(s) match ONNX Runtime", r.model, r.outputs.size());
+  } else {
+    s += fmt::format("FAIL {} at {}: {}", r.model, r.stage, r.message);
+  }
+  auto ms = [](const std::optional<double>& v) {
+    return v ? fmt::format("{:.1f} ms", *v) : std::string("-");
+  };
+  s +=
+      fmt::format("\ntimings: convert {}, load {}, wnn run {}, ORT run {}\n", ms(r.timings.convert),
+                  ms(r.timings.load), ms(r.timings.wnn_run), ms(r.timings.ort_run));
+  return s;
+}
+
+void write_report(const std::string& path, const Report& report) {
+  write_file_atomic(path, report_json(report).dump(2) + "\n");
+}
+
+}  // namespace wnn::validate

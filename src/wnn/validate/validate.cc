@@ -1,0 +1,423 @@
+#include "wnn/validate/validate.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "wnn/core/error.h"
+#include "wnn/format/model.h"
+#include "wnn/format/weights.h"
+#include "wnn/validate/conversion.h"
+#include "wnn/validate/digest.h"
+#include "wnn/validate/model_inputs.h"
+
+namespace wnn::validate {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// A failure of one stage: ends the pipeline with this stage, message and exit code.
+struct StageFailure {
+  std::string stage;
+  std::string message;
+  int exit_code;
+};
+
+// Multi-line errors (the importer's list of unsupported nodes) as one line: each line break
+// and the indentation after it become a single space.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\n') {
+      out += s[i];
+      continue;
+    }
+    out += ' ';
+    while (i + 1 < s.size() && s[i + 1] == ' ') ++i;
+  }
+  return out;
+}
+
+// Runs `fn`; a wnn::Error becomes a StageFailure of `stage` (exit `code`, 3 for internal errors).
+template <typename Fn>
+auto in_stage(const std::string& stage, int code, Fn fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (const onnx::UnsupportedModelError&) {
+    throw;
+  } catch (const Error& e) {
+    throw StageFailure{stage, one_line(e.what()), e.kind() == ErrorKind::kInternal ? 3 : code};
+  } catch (const std::bad_alloc&) {
+    throw StageFailure{stage, "out of memory", code};
+  } catch (const std::exception& e) {
+    throw StageFailure{stage, one_line(e.what()), 3};
+  }
+}
+
+// A directory removed when the validation ends (ORT's tensor files, temporary conversions).
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::random_device rd;
+    path_ = fmt::format("{}/wnn-validate-{}-{:08x}", tmp && *tmp ? tmp : "/tmp", ::getpid(), rd());
+    fs::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+const onnx::ValueInfoProto* graph_input(const onnx::ModelProto& model, const std::string& name) {
+  for (const auto& i : model.graph.input) {
+    if (i.name == name) return &i;
+  }
+  return nullptr;
+}
+
+bool is_onnx_bool(const onnx::ModelProto& model, const std::string& name) {
+  const auto* in = graph_input(model, name);
+  return in && in->type.elem_type == int32_t(onnx::OnnxType::kBool);
+}
+
+// Test-only: WNN_VALIDATE_TEST_PERTURB=1 scales the first float32 weights constant by 1.25 after
+// loading, a deliberately wrong conversion the comparison must catch (tests/unit/validate).
+void perturb_for_tests(Graph& graph) {
+  const char* env = std::getenv("WNN_VALIDATE_TEST_PERTURB");
+  if (!env || std::string_view(env) != "1") return;
+  const auto constants = graph.constants();
+  for (size_t i = 0; i < constants.size(); ++i) {
+    const auto& desc = graph.desc(constants[i].id);
+    if (constants[i].init != ConstantInitKind::kWeights || desc.dtype != DataType::kFloat32 ||
+        constants[i].data.size() == 0) {
+      continue;
+    }
+    Buffer copy = Buffer::copy_of(constants[i].data.bytes());
+    float* f = reinterpret_cast<float*>(copy.mutable_data());
+    for (size_t k = 0; k < copy.size() / sizeof(float); ++k) f[k] = f[k] * 1.25f + 0.01f;
+    graph.bind_constant(i, std::move(copy));
+    return;
+  }
+}
+
+struct Prepared {
+  std::string graph_path, weights_path;
+  NameMaps maps;
+  std::map<std::string, Tensor> pinned;
+};
+
+void record_unsupported(const onnx::UnsupportedModelError& e, Report& report) {
+  for (const auto& n : e.nodes()) {
+    report.unsupported.push_back({n.name, n.op_type, n.domain, n.opset, n.reason});
+  }
+}
+
+Prepared prepare(const std::string& onnx_path, const onnx::ModelProto& model,
+                 const ValidateOptions& options, const onnx::ImportOptions& import,
+                 const std::string& scratch, Report& report) {
+  Prepared p;
+  if (options.storage == Storage::kCache || options.storage == Storage::kCachedOnly) {
+    const std::string key = cache_key(report.sha256, options_json(import));
+    ConversionCache cache(cache_root());
+    CacheEntry entry;
+    if (options.storage == Storage::kCachedOnly) {
+      auto found = cache.find(key);
+      if (!found.entry) {
+        throw StageFailure{
+            "conversion",
+            found.problem.empty()
+                ? fmt::format("no cache entry for {} with these options in {}; create it with "
+                              "`wnn convert {} --cache` and the same conversion options",
+                              onnx_path, cache.root(), onnx_path)
+                : fmt::format("the cache entry for {} is damaged ({}); rebuild it with `wnn "
+                              "convert {} --cache`",
+                              onnx_path, found.problem, onnx_path),
+            2};
+      }
+      entry = std::move(*found.entry);
+      report.cache_note = "used cache entry " + entry.dir;
+    } else {
+      const auto start = Clock::now();
+      auto r = cache.get_or_build(key, [&](const std::string& dir) {
+        CacheBuild b = convert_into_cache_dir(onnx_path, model, report.sha256, import, dir);
+        report.warnings = b.warnings;
+        return std::move(b.metadata);
+      });
+      if (r.built) report.timings.convert = ms_since(start);
+      entry = std::move(r.entry);
+      report.cache_note = !r.built ? "reused cache entry " + entry.dir
+                          : r.rebuilt.empty()
+                              ? "wrote cache entry " + entry.dir
+                              : "rebuilt cache entry " + entry.dir + " (" + r.rebuilt + ")";
+    }
+    p.graph_path = entry.graph_path;
+    p.weights_path = entry.weights_path;
+    p.maps = maps_from_json(entry.metadata);
+    for (auto& t : read_tensors(entry.pinned_path)) p.pinned[t.name] = std::move(t.tensor);
+    return p;
+  }
+  const std::string dir = options.storage == Storage::kDirectory ? options.output_dir : scratch;
+  const std::string stem = options.storage == Storage::kDirectory
+                               ? fs::path(onnx_path).stem().string()
+                               : std::string("model");
+  fs::create_directories(dir);
+  const auto start = Clock::now();
+  onnx::ImportResult r =
+      onnx::import_model(model, fs::path(onnx_path).parent_path().string(), import);
+  p.graph_path = (fs::path(dir) / (stem + ".webnn")).string();
+  p.weights_path = (fs::path(dir) / (stem + ".safetensors")).string();
+  format::save_model(r.graph, p.graph_path, p.weights_path);
+  report.timings.convert = ms_since(start);
+  report.warnings = r.warnings;
+  p.maps.inputs = r.inputs;
+  p.maps.outputs = r.outputs;
+  for (auto& [name, t] : r.pinned) {
+    p.maps.pinned.push_back(name);
+    p.pinned[name] = t;
+  }
+  return p;
+}
+
+void compare_outputs(const onnx::ModelProto& model, const NameMaps& maps,
+                     const std::vector<runtime::NamedTensor>& wnn_out,
+                     const std::vector<runtime::NamedTensor>& ort_out,
+                     const ValidateOptions& options, Report& report) {
+  std::map<std::string, const Tensor*> by_operand, by_onnx;
+  for (const auto& t : wnn_out) by_operand[t.name] = &t.tensor;
+  for (const auto& t : ort_out) by_onnx[t.name] = &t.tensor;
+  std::map<std::string, std::string> operand_of;
+  for (const auto& [o, operand] : maps.outputs) {
+    check(operand_of.emplace(o, operand).second, "ONNX output '{}' is mapped twice", o);
+  }
+  std::vector<std::string> problems;
+  std::map<std::string, bool> used_operand;
+  const auto quantized = quantization_tolerance(model);
+  for (const auto& out : model.graph.output) {
+    const auto ort = by_onnx.find(out.name);
+    if (ort == by_onnx.end()) {
+      problems.push_back(fmt::format("ONNX Runtime returned no output '{}'", out.name));
+      continue;
+    }
+    const Tensor& r = *ort->second;
+    const auto mapped = operand_of.find(out.name);
+    if (mapped == operand_of.end()) {
+      // Removed while specializing (for instance a pinned input passed through): acceptable only
+      // when ORT's value is empty too.
+      if (r.size() != 0) {
+        problems.push_back(fmt::format(
+            "ONNX output '{}' has no counterpart in the converted graph, but ONNX Runtime's "
+            "value is {}{} (non-empty)",
+            out.name, dtype_name(r.dtype), shape_to_string(r.shape)));
+      }
+      continue;
+    }
+    const auto got = by_operand.find(mapped->second);
+    if (got == by_operand.end()) {
+      problems.push_back(fmt::format("the converted graph has no output '{}' (ONNX output '{}')",
+                                     mapped->second, out.name));
+      continue;
+    }
+    used_operand[mapped->second] = true;
+    const Tensor& a = *got->second;
+    OutputRecord rec;
+    rec.name = out.name;
+    rec.dtype = r.dtype;
+    rec.shape = r.shape;
+    rec.tol = default_tolerance(r.dtype, quantized);
+    if (is_float(r.dtype)) {
+      if (options.atol) rec.tol.atol = *options.atol;
+      if (options.rtol) rec.tol.rtol = *options.rtol;
+    }
+    if (a.dtype != r.dtype || a.shape != r.shape) {
+      problems.push_back(fmt::format("output '{}': wnn gives {}{}, ONNX Runtime {}{}", out.name,
+                                     dtype_name(a.dtype), shape_to_string(a.shape),
+                                     dtype_name(r.dtype), shape_to_string(r.shape)));
+      rec.pass = false;
+      report.outputs.push_back(std::move(rec));
+      continue;
+    }
+    rec.compared = true;
+    rec.metrics = compare_tensors(a.view(), r.view(), rec.tol);
+    if (r.size() > 0 && looks_like_classes(out.name, r.dtype, r.shape)) {
+      rec.metrics.top1_agreement = top1_agreement(a.view(), r.view());
+    }
+    rec.pass = rec.metrics.pass;
+    report.outputs.push_back(std::move(rec));
+  }
+  for (const auto& t : wnn_out) {
+    if (!used_operand.count(t.name)) {
+      problems.push_back(fmt::format(
+          "the converted graph's output '{}' maps to no ONNX output of the model", t.name));
+    }
+  }
+  for (const auto& t : ort_out) {
+    const bool declared = std::any_of(model.graph.output.begin(), model.graph.output.end(),
+                                      [&](const auto& o) { return o.name == t.name; });
+    if (!declared)
+      problems.push_back(fmt::format("ONNX Runtime returned an extra output '{}'", t.name));
+  }
+  int failing_outputs = 0;
+  for (const auto& o : report.outputs) failing_outputs += !o.pass;
+  if (!problems.empty()) {
+    throw StageFailure{
+        "numerical",
+        problems.front() +
+            (problems.size() > 1 ? fmt::format(" (and {} more)", problems.size() - 1) : ""),
+        1};
+  }
+  if (failing_outputs > 0) {
+    throw StageFailure{"numerical",
+                       fmt::format("{} of {} outputs differ from ONNX Runtime beyond tolerance",
+                                   failing_outputs, report.outputs.size()),
+                       1};
+  }
+}
+
+void run_pipeline(const std::string& onnx_path, const ValidateOptions& options,
+                  const std::string& scratch, Report& report) {
+  const onnx::ModelProto model =
+      in_stage("conversion", 2, [&] { return onnx::load_model(onnx_path); });
+  report.sha256 = in_stage("conversion", 2, [&] { return source_digest(onnx_path, model); });
+
+  // --input values, whose shapes bind the free dims of their inputs.
+  onnx::ImportOptions import = options.import;
+  std::map<std::string, std::pair<Tensor, std::string>> given;
+  in_stage("conversion", 2, [&] {
+    for (const auto& [name, file] : options.input_files) {
+      Tensor t = with_error_context("--input " + name + "=" + file,
+                                    [&] { return format::read_npy(file); });
+      bind_dims_from_value(model, name, t.shape, import);
+      check(given.emplace(name, std::pair{std::move(t), file}).second, "--input {} is given twice",
+            name);
+    }
+  });
+
+  Prepared p;
+  try {
+    p = in_stage("conversion", 2,
+                 [&] { return prepare(onnx_path, model, options, import, scratch, report); });
+  } catch (const onnx::UnsupportedModelError& e) {
+    record_unsupported(e, report);
+    throw StageFailure{"conversion", one_line(e.what()), 2};
+  }
+  report.graph_path = p.graph_path;
+
+  // Reload the pair from disk: validation must judge the files, not the importer's memory.
+  auto start = Clock::now();
+  auto graph = in_stage("runtime", 1, [&] {
+    format::LoadOptions load;
+    load.weights_path = p.weights_path;
+    format::Model m = format::load_model(p.graph_path, load);
+    perturb_for_tests(m.graph);
+    return std::make_shared<const Graph>(std::move(m.graph));
+  });
+  auto session = in_stage(
+      "runtime", 1, [&] { return std::make_unique<runtime::Session>(graph, options.session); });
+  report.timings.load = ms_since(start);
+
+  // Inputs: every graph input through the name map, from --input or generated; pinned inputs
+  // go to ORT only.
+  std::vector<runtime::NamedTensor> wnn_inputs;
+  std::vector<FeedTensor> feeds;
+  in_stage("conversion", 2, [&] {
+    std::map<std::string, std::string> onnx_of;
+    for (const auto& [o, operand] : p.maps.inputs) onnx_of[operand] = o;
+    for (const auto& in : graph->inputs()) {
+      const std::string& operand = graph->name_of(in.id);
+      check(onnx_of.count(operand), "the converted graph's input '{}' maps to no ONNX input",
+            operand);
+    }
+    for (const auto& [name, operand] : p.maps.inputs) {
+      const auto id = graph->find(operand);
+      check(id && graph->operand(*id).kind == OperandKind::kInput,
+            "ONNX input '{}' maps to '{}', which is not an input of the converted graph", name,
+            operand);
+      const OperandDesc desc = graph->desc(*id);
+      const bool onnx_bool = is_onnx_bool(model, name);
+      InputRecord rec{name, desc.dtype, onnx_bool, desc.shape, ""};
+      Tensor value;
+      if (auto g = given.find(name); g != given.end()) {
+        value = g->second.first;
+        check(value.dtype == desc.dtype && value.shape == desc.shape,
+              "--input {}={}: the value is {}, the converted input is {}", name, g->second.second,
+              OperandDesc{value.dtype, value.shape}.to_string(), desc.to_string());
+        rec.source = "file " + g->second.second;
+        given.erase(g);
+      } else {
+        GeneratedInput gen = generate_input(model, name, desc, onnx_bool);
+        value = std::move(gen.tensor);
+        rec.source = gen.rule;
+      }
+      wnn_inputs.push_back({operand, value});
+      feeds.push_back({name, value, onnx_bool});
+      report.inputs.push_back(std::move(rec));
+    }
+    for (const auto& name : p.maps.pinned) {
+      const auto it = p.pinned.find(name);
+      check(it != p.pinned.end(), "pinned input '{}' has no stored value", name);
+      const bool onnx_bool = is_onnx_bool(model, name);
+      feeds.push_back({name, it->second, onnx_bool});
+      report.inputs.push_back({name, it->second.dtype, onnx_bool, it->second.shape, "pinned"});
+    }
+    check(given.empty(), "--input {}: not an input of the converted model",
+          given.empty() ? "" : given.begin()->first);
+  });
+
+  start = Clock::now();
+  const auto wnn_out = in_stage("runtime", 1, [&] {
+    std::vector<runtime::NamedView> views;
+    for (const auto& t : wnn_inputs) views.push_back({t.name, t.tensor.view()});
+    return session->run(views);
+  });
+  report.timings.wnn_run = ms_since(start);
+
+  const ReferenceRun ort = in_stage("reference", 1, [&] {
+    return run_ort_reference(fs::absolute(onnx_path).string(), feeds, scratch, options.reference);
+  });
+  report.timings.ort_run = ort.ms;
+  if (ort.status != ReferenceRun::Status::kOk) {
+    throw StageFailure{"reference", ort.message,
+                       ort.status == ReferenceRun::Status::kUnavailable ? 2 : 1};
+  }
+  in_stage("numerical", 1,
+           [&] { compare_outputs(model, p.maps, wnn_out, ort.outputs, options, report); });
+}
+
+}  // namespace
+
+Report validate_onnx_model(const std::string& onnx_path, const ValidateOptions& options) {
+  Report report;
+  report.model = onnx_path;
+  try {
+    ScratchDir scratch;
+    run_pipeline(onnx_path, options, scratch.path(), report);
+    report.pass = true;
+    report.exit_code = 0;
+  } catch (const StageFailure& f) {
+    report.pass = false;
+    report.stage = f.stage;
+    report.message = f.message;
+    report.exit_code = f.exit_code;
+  } catch (const std::exception& e) {
+    report.pass = false;
+    report.stage = "conversion";
+    report.message = one_line(e.what());
+    report.exit_code = 3;
+  }
+  return report;
+}
+
+}  // namespace wnn::validate

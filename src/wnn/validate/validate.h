@@ -1,0 +1,82 @@
+// `wnn validate`: converts an ONNX model (or takes it from the cache), reloads the converted pair
+// from disk, runs it, runs the original model in ONNX Runtime on the same inputs and compares
+// every output. The report (report.h) records every outcome, failures included.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "wnn/onnx/import.h"
+#include "wnn/runtime/session.h"
+#include "wnn/validate/compare.h"
+#include "wnn/validate/reference.h"
+
+namespace wnn::validate {
+
+enum class Storage {
+  kTemporary,   // convert into a temporary directory, removed afterwards
+  kDirectory,   // convert into output_dir as <stem>.webnn + <stem>.safetensors
+  kCache,       // convert into the cache (or reuse a valid entry)
+  kCachedOnly,  // use an existing cache entry; never convert
+};
+
+struct ValidateOptions {
+  onnx::ImportOptions import;
+  std::vector<std::pair<std::string, std::string>> input_files;  // --input NAME=FILE.npy
+  std::optional<double> atol, rtol;
+  runtime::SessionOptions session;
+  ReferenceOptions reference;
+  Storage storage = Storage::kTemporary;
+  std::string output_dir;  // kDirectory
+};
+
+struct InputRecord {
+  std::string name;  // the ONNX input name
+  DataType dtype = DataType::kFloat32;
+  bool onnx_bool = false;
+  Shape shape;
+  std::string source;  // "file PATH", "pinned", or the generation rule
+};
+
+struct OutputRecord {
+  std::string name;  // the ONNX output name
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+  bool pass = false;
+  Tolerance tol;
+  OutputMetrics metrics;
+  bool compared = false;  // false when shapes or dtypes differ (metrics stay empty)
+};
+
+struct UnsupportedRecord {
+  std::string node, op_type, domain;
+  int64_t opset = 0;
+  std::string reason;
+};
+
+struct Timings {
+  std::optional<double> convert, load, wnn_run, ort_run;  // ms; unset when the stage did not run
+};
+
+struct Report {
+  std::string model;
+  std::string sha256;
+  bool pass = false;
+  std::string stage;    // "" (pass), "conversion", "runtime", "reference", "numerical"
+  std::string message;  // one line; "" on pass
+  std::vector<UnsupportedRecord> unsupported;
+  std::vector<InputRecord> inputs;
+  std::vector<OutputRecord> outputs;
+  Timings timings;
+  int exit_code = 0;  // 0 pass, 1 mismatch/reference/runtime failure, 2 conversion/user, 3 bug
+  std::vector<std::string> warnings;  // importer warnings
+  std::string graph_path;             // the converted graph that ran
+  std::string cache_note;             // "reused cache entry DIR", "rebuilt ... because ...", ...
+};
+
+// Never throws for a model's failures: they become the report's stage, message and exit code.
+Report validate_onnx_model(const std::string& onnx_path, const ValidateOptions& options);
+
+}  // namespace wnn::validate

@@ -1,0 +1,206 @@
+#include "wnn/validate/validate.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_env.h"
+#include "wnn/core/atomic_file.h"
+#include "wnn/format/weights.h"
+#include "wnn/validate/report.h"
+
+namespace wnn::validate {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::kFixtures;
+using testing::kTinyClassifier;
+using testing::ScopedEnv;
+using testing::ScratchDir;
+
+ValidateOptions ref_options() {
+  ValidateOptions o;
+  o.session.backend = "ref";
+  o.session.warn_fallback = false;
+  return o;
+}
+
+TEST(Validate, SmallCnnMatchesOrtAndTheReportKeepsTheContract) {
+  const Report r = validate_onnx_model(kTinyClassifier, ref_options());
+  ASSERT_TRUE(r.pass) << r.stage << ": " << r.message;
+  EXPECT_EQ(r.exit_code, 0);
+  const nlohmann::json j = report_json(r);
+  std::vector<std::string> keys;
+  for (const auto& [k, _] : j.items()) keys.push_back(k);
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"inputs", "message", "model", "outputs", "sha256", "stage",
+                                      "status", "timings_ms", "unsupported", "wnn_version"}));
+  EXPECT_EQ(j["status"], "pass");
+  EXPECT_TRUE(j["stage"].is_null());
+  ASSERT_EQ(j["outputs"].size(), 1u);
+  std::vector<std::string> out_keys;
+  for (const auto& [k, _] : j["outputs"][0].items()) out_keys.push_back(k);
+  EXPECT_EQ(out_keys,
+            (std::vector<std::string>{"atol", "cosine", "dtype", "failing", "failing_fraction",
+                                      "max_abs", "max_normalized", "mean_abs", "name", "pass",
+                                      "rmse", "rtol", "shape", "top1_agreement"}));
+  EXPECT_EQ(j["outputs"][0]["name"], "logits");
+  EXPECT_EQ(j["outputs"][0]["top1_agreement"], 1.0);
+  EXPECT_EQ(j["inputs"][0]["shape"], (std::vector<int64_t>{1, 3, 32, 32}));  // batch -> 1
+  for (const char* t : {"convert", "load", "wnn_run", "ort_run"}) {
+    EXPECT_TRUE(j["timings_ms"][t].is_number()) << t;
+  }
+  EXPECT_NE(report_summary(r).find("✓ logits"), std::string::npos);
+}
+
+TEST(Validate, ADeliberatelyWrongConversionIsCaught) {
+  ScopedEnv perturb("WNN_VALIDATE_TEST_PERTURB", "1");
+  const Report r = validate_onnx_model(kTinyClassifier, ref_options());
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.stage, "numerical");
+  EXPECT_EQ(r.exit_code, 1);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_FALSE(r.outputs[0].pass);
+  EXPECT_GT(r.outputs[0].metrics.failing, 0);
+  EXPECT_GT(r.outputs[0].metrics.max_normalized, 1.0);
+  EXPECT_NE(report_summary(r).find("✗ logits"), std::string::npos);
+}
+
+TEST(Validate, OrtFailureReportsOrtsOwnMessage) {
+  ScratchDir dir;
+  const Report r = validate_onnx_model(kFixtures + "ort_rejects.onnx", ref_options());
+  EXPECT_EQ(r.stage, "reference");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.message.find("Unsupported model IR version: 99"), std::string::npos) << r.message;
+  write_report(dir / "r.json", r);
+  const auto j = nlohmann::json::parse(read_file(dir / "r.json"));
+  EXPECT_EQ(j["status"], "fail");
+  EXPECT_EQ(j["stage"], "reference");
+  EXPECT_TRUE(j["timings_ms"]["convert"].is_number());
+}
+
+TEST(Validate, ScalarInputsAndZeroElementTensors) {
+  const Report r = validate_onnx_model(kFixtures + "scalar_and_empty.onnx", ref_options());
+  ASSERT_TRUE(r.pass) << r.message;
+  ASSERT_EQ(r.inputs.size(), 3u);
+  EXPECT_EQ(r.inputs[1].name, "s");
+  EXPECT_EQ(r.inputs[1].shape, Shape{});
+  EXPECT_EQ(r.inputs[2].shape, (Shape{0, 3}));
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_EQ(r.outputs[1].shape, (Shape{0, 3}));
+  EXPECT_FALSE(r.outputs[1].metrics.cosine.has_value());
+}
+
+TEST(Validate, OutputNamedLikeAPinnedInput) {
+  ValidateOptions o = ref_options();
+  o.import.pin_inputs["n"] = "-3";
+  const Report r = validate_onnx_model(kFixtures + "pinned_output.onnx", o);
+  ASSERT_TRUE(r.pass) << r.message;
+  ASSERT_EQ(r.inputs.size(), 2u);
+  EXPECT_EQ(r.inputs[1].name, "n");
+  EXPECT_EQ(r.inputs[1].source, "pinned");
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_EQ(r.outputs[1].name, "n");
+  EXPECT_EQ(r.outputs[1].dtype, DataType::kInt64);
+}
+
+TEST(Validate, OutputNamedLikeItsInputPassesThroughUnpinned) {
+  // The ONNX output "n" is the graph input "n" itself: the identity that carries it takes a
+  // fresh operand name, and the name map still pairs it with ORT's "n".
+  const Report r = validate_onnx_model(kFixtures + "pinned_output.onnx", ref_options());
+  ASSERT_TRUE(r.pass) << r.message;
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_EQ(r.outputs[1].name, "n");
+  EXPECT_EQ(r.inputs[1].source, "integer in [-8, 8)");
+}
+
+TEST(Validate, GivenInputBindsFreeDimsAndGeneratedIdsUseTheVocab) {
+  ScratchDir dir;
+  Tensor ids = Tensor::zeros(DataType::kInt64, {1, 6});
+  for (int i = 0; i < 6; ++i) ids.mutable_view().as<int64_t>()[i] = 36 - 7 * i;
+  format::write_npy(dir / "ids.npy", ids.view());
+  ValidateOptions o = ref_options();
+  o.input_files.emplace_back("input_ids", dir / "ids.npy");
+  const Report r = validate_onnx_model(kFixtures + "embedding.onnx", o);
+  ASSERT_TRUE(r.pass) << r.message;
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs[0].shape, (Shape{1, 6, 4}));  // seq bound to 6 by the file
+  ASSERT_EQ(r.inputs.size(), 4u);
+  EXPECT_EQ(r.inputs[0].source, "file " + (dir / "ids.npy"));
+  EXPECT_EQ(r.inputs[1].source, "attention mask: ones");
+  EXPECT_NE(r.inputs[3].source.find("position ids"), std::string::npos);
+
+  // Without the file the ids come from [0, 37).
+  ValidateOptions g = ref_options();
+  g.import.override_dims["seq"] = 9;
+  const Report generated = validate_onnx_model(kFixtures + "embedding.onnx", g);
+  ASSERT_TRUE(generated.pass) << generated.message;
+  EXPECT_NE(generated.inputs[0].source.find("[0, 37)"), std::string::npos);
+}
+
+TEST(Validate, UnsupportedNodesAreListedInTheReport) {
+  const Report r = validate_onnx_model(kFixtures + "unsupported.onnx", ref_options());
+  EXPECT_EQ(r.stage, "conversion");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.message.find('\n'), std::string::npos);
+  ASSERT_EQ(r.unsupported.size(), 1u);
+  EXPECT_EQ(r.unsupported[0].node, "frob0");
+  EXPECT_EQ(r.unsupported[0].op_type, "Frobnicate");
+  EXPECT_EQ(r.unsupported[0].domain, "com.example");
+  EXPECT_EQ(r.unsupported[0].opset, 1);
+  const auto j = report_json(r);
+  EXPECT_EQ(j["unsupported"][0]["op_type"], "Frobnicate");
+  EXPECT_TRUE(j["timings_ms"]["convert"].is_null());
+  EXPECT_TRUE(j["outputs"].empty());
+}
+
+TEST(Validate, InputErrorsAreUserErrorsWithAReport) {
+  ScratchDir dir;
+  Tensor x = Tensor::zeros(DataType::kInt64, {2, 6});
+  format::write_npy(dir / "x.npy", x.view());
+  ValidateOptions o = ref_options();
+  o.input_files.emplace_back("nope", dir / "x.npy");
+  Report r = validate_onnx_model(kFixtures + "embedding.onnx", o);
+  EXPECT_EQ(r.stage, "conversion");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.message.find("no graph input 'nope'"), std::string::npos) << r.message;
+  // A fixed dimension that the file contradicts.
+  o.input_files = {{"input_ids", dir / "x.npy"}};
+  r = validate_onnx_model(kFixtures + "embedding.onnx", o);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.message.find("dim 0 is 2 in the value, 1 in the model"), std::string::npos)
+      << r.message;
+}
+
+TEST(Validate, MissingReferenceSetupIsAnActionableError) {
+  ScratchDir dir;
+  fs::copy_file(std::string(WNN_SOURCE_DIR) + "/tools/ort-reference/run.js", dir / "run.js");
+  ScopedEnv env("WNN_ORT_REFERENCE", dir.path());  // run.js without node_modules
+  const Report r = validate_onnx_model(kTinyClassifier, ref_options());
+  EXPECT_EQ(r.stage, "reference");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.message.find("make deps"), std::string::npos) << r.message;
+  ScopedEnv no_node("WNN_NODE", dir / "no-such-node");
+  ScopedEnv real("WNN_ORT_REFERENCE", std::nullopt);
+  const Report r2 = validate_onnx_model(kTinyClassifier, ref_options());
+  EXPECT_EQ(r2.exit_code, 2);
+  EXPECT_NE(r2.message.find("Node.js"), std::string::npos) << r2.message;
+}
+
+TEST(Validate, ReferenceTimeoutIsAReferenceFailure) {
+  ScratchDir dir;
+  // A runner that never answers: node sleeping, in a directory that looks installed.
+  fs::create_directories(dir / "node_modules/onnxruntime-node");
+  std::ofstream(dir / "run.js") << "setTimeout(() => {}, 60000);\n";
+  ScopedEnv env("WNN_ORT_REFERENCE", dir.path());
+  ValidateOptions o = ref_options();
+  o.reference.timeout_seconds = 1;
+  const Report r = validate_onnx_model(kTinyClassifier, o);
+  EXPECT_EQ(r.stage, "reference");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.message.find("within 1 s"), std::string::npos) << r.message;
+}
+
+}  // namespace
+}  // namespace wnn::validate
