@@ -10,7 +10,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang-format
   libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libdnnl-dev libxnnpack-dev libpthreadpool-dev
-  libcurl4-openssl-dev
+  libcurl4-openssl-dev libssl-dev
   clang-14 libclang-rt-14-dev
   python3 python3-numpy python3-dev pybind11-dev python3-torch python3-torchvision python3-onnx
   libonnx-testdata

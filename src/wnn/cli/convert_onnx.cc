@@ -64,6 +64,10 @@ int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
     auto [name, v] = split_assignment(d, "--override-dim");
     options.override_dims[name] = parse_dim(name, v, "--override-dim");
   }
+  const std::string weights = args.value("weights").value_or("real");
+  check(weights == "real" || weights == "zeros", "--weights must be real or zeros, got '{}'",
+        weights);
+  options.zero_missing_weights = weights == "zeros";
   for (const auto& p : args.values("pin-input")) {
     auto [name, v] = split_assignment(p, "--pin-input");
     options.pin_inputs[name] = v;

@@ -1,4 +1,5 @@
 #include "wnn/onnx/import.h"
+#include "wnn/onnx/test_fault.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,7 +40,9 @@ class Importer {
                                     : ExternalDataResolver(std::filesystem::path(model_dir))),
         builder_(result_.graph),
         names_([this](const std::string& n) { return result_.graph.find(n).has_value(); }),
-        values_(builder_, names_) {}
+        values_(builder_, names_) {
+    resolver_.zero_fill_missing(options.zero_missing_weights);
+  }
 
   ImportResult run() {
     for (const auto& o : model_.opset_import)
@@ -58,6 +61,13 @@ class Importer {
     for (const auto& node : g.node) convert_node(node);
     report_unsupported();
     add_outputs(g);
+    const auto zeroed = resolver_.zero_filled();
+    if (!zeroed.empty()) {
+      result_.warnings.push_back(fmt::format(
+          "--weights zeros: external data missing from {} read as zeros; the weights are not "
+          "the model's",
+          fmt::join(zeroed, ", ")));
+    }
     return std::move(result_);
   }
 
@@ -364,6 +374,7 @@ ImportResult import_model(const ModelProto& model, const std::string& model_dir,
 }
 
 ImportResult import_model(const std::string& path, const ImportOptions& options) {
+  crash_if_test_fault_requested(path);
   ModelProto model = load_model(path);
   return with_error_context(path, [&] {
     return import_model(model, std::filesystem::path(path).parent_path().string(), options);
