@@ -162,6 +162,32 @@ class SweepTest(unittest.TestCase):
         r = self.sweep(m, "--weights", "zeros", "--selection", "id=nope")
         self.assertEqual(r.returncode, 2)
 
+    def test_a_terminal_gets_one_redrawn_progress_bar(self):
+        import pty
+        m = self.manifest([{"id": "e%d" % i, "path": self.model("mlp.onnx")} for i in range(3)]
+                          + [{"id": "x", "path": self.model("custom.onnx"), "expect": "fail:x"}])
+        master, slave = pty.openpty()
+        p = subprocess.Popen([WNN, "validate-models", m, "--weights", "zeros"],
+                             stdout=subprocess.PIPE, stderr=slave, text=True)
+        os.close(slave)
+        out, _ = p.communicate(timeout=300)
+        err = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            err += chunk
+        os.close(master)
+        self.assertEqual(p.returncode, 0, out)
+        err = err.decode()
+        self.assertEqual(err.count("\r\x1b[K["), 4, repr(err))
+        self.assertIn("] 4/4  pass 3  fail 0  xfail 1  ETA 0s", err)
+        self.assertNotIn("PASS e0", err)  # no per-entry lines on a terminal
+        self.assertIn("4 entries: 3 passed (75.0%)", out)
+
     def test_bad_manifest_is_a_usage_error_naming_the_field(self):
         m = self.manifest([{"id": "a", "path": "x.onnx", "weight": 1}])
         r = self.sweep(m)

@@ -7,7 +7,7 @@ namespace wnn::sweep {
 Progress::Progress(size_t total, bool tty, bool quiet, FILE* out)
     : total_(total), tty_(tty), quiet_(quiet), out_(out) {}
 
-std::string Progress::bar(size_t done, size_t total, size_t passed, size_t failed,
+std::string Progress::bar(size_t done, size_t total, size_t passed, size_t failed, size_t expected,
                           double elapsed_seconds) {
   constexpr size_t kWidth = 30;
   const size_t filled = total == 0 ? kWidth : done * kWidth / total;
@@ -18,8 +18,10 @@ std::string Progress::bar(size_t done, size_t total, size_t passed, size_t faile
   } else if (done == total) {
     eta = "0s";
   }
-  return fmt::format("[{}{}] {}/{}  pass {}  fail {}  ETA {}", std::string(filled, '#'),
-                     std::string(kWidth - filled, '.'), done, total, passed, failed, eta);
+  std::string text = fmt::format("[{}{}] {}/{}  pass {}  fail {}", std::string(filled, '#'),
+                                 std::string(kWidth - filled, '.'), done, total, passed, failed);
+  if (expected > 0) text += fmt::format("  xfail {}", expected);
+  return text + "  ETA " + eta;
 }
 
 std::string Progress::line(size_t done, size_t total, const EntryResult& r) {
@@ -45,12 +47,17 @@ std::string Progress::line(size_t done, size_t total, const EntryResult& r) {
 
 void Progress::finished(const EntryResult& r) {
   ++done_;
-  r.is_red() ? ++failed_ : ++passed_;
+  if (r.is_red()) {
+    ++failed_;
+  } else {
+    ++(r.passed ? passed_ : expected_);
+  }
   if (quiet_) return;
   if (tty_) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(out_, "\r\033[K%s", bar(done_, total_, passed_, failed_, elapsed).c_str());
+    std::fprintf(out_, "\r\033[K%s",
+                 bar(done_, total_, passed_, failed_, expected_, elapsed).c_str());
   } else {
     std::fprintf(out_, "%s\n", line(done_, total_, r).c_str());
   }

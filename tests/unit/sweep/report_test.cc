@@ -192,11 +192,13 @@ TEST(JUnit, OneTestcasePerEntryWithFailuresAndSkips) {
 }
 
 TEST(Progress, BarAndLines) {
-  EXPECT_EQ(Progress::bar(3, 10, 2, 1, 6.0),
+  EXPECT_EQ(Progress::bar(3, 10, 2, 1, 0, 6.0),
             "[#########.....................] 3/10  pass 2  fail 1  ETA 14s");
-  EXPECT_EQ(Progress::bar(1, 4, 1, 0, 40.0),
+  EXPECT_EQ(Progress::bar(2, 4, 0, 0, 2, 40.0),
+            "[###############...............] 2/4  pass 0  fail 0  xfail 2  ETA 40s");
+  EXPECT_EQ(Progress::bar(1, 4, 1, 0, 0, 40.0),
             "[#######.......................] 1/4  pass 1  fail 0  ETA 2m00s");
-  EXPECT_EQ(Progress::bar(0, 0, 0, 0, 0.0).substr(0, 32), "[##############################]");
+  EXPECT_EQ(Progress::bar(0, 0, 0, 0, 0, 0.0).substr(0, 32), "[##############################]");
   const SweepReport rep = sample();
   EXPECT_EQ(Progress::line(2, 7, rep.entries[1]),
             "[2/7] FAIL beta (0.6 s): numerical: output 'pooled <x>': max error 0.0312 (17 "
