@@ -134,17 +134,24 @@ class SweepTest(unittest.TestCase):
         self.assertIn("unexpected pass (1)", r.stdout)
 
     def test_selection_shards_and_merge(self):
-        entries = [{"id": "e%d" % i, "path": self.model("mlp.onnx")} for i in range(5)]
-        entries.append({"id": "bad", "path": self.model("custom.onnx"), "heavy": True})
+        # "bad" is heavy: first in the manifest, it runs last, alone, yet reports stay in
+        # manifest order.
+        entries = [{"id": "bad", "path": self.model("custom.onnx"), "heavy": True}]
+        entries += [{"id": "e%d" % i, "path": self.model("mlp.onnx")} for i in range(5)]
         m = self.manifest(entries)
         full = os.path.join(self.dir, "full.json")
-        self.assertEqual(self.sweep(m, "--weights", "zeros", "--report", full).returncode, 1)
+        r = self.sweep(m, "--weights", "zeros", "--jobs", "2", "--report", full)
+        self.assertEqual(r.returncode, 1)
+        lines = [l for l in r.stderr.splitlines() if l.startswith("[")]
+        self.assertTrue(lines[-1].startswith("[6/6] FAIL bad"), lines)
+        self.assertEqual([e["id"] for e in self.report(full)["entries"]],
+                         ["bad", "e0", "e1", "e2", "e3", "e4"])
         shards = []
         for k in (1, 2, 3):
             p = os.path.join(self.dir, "s%d.json" % k)
             self.sweep(m, "--weights", "zeros", "--shard", "%d/3" % k, "--report", p)
             shards.append(p)
-        self.assertEqual([e["id"] for e in self.report(shards[0])["entries"]], ["e0", "e3"])
+        self.assertEqual([e["id"] for e in self.report(shards[0])["entries"]], ["bad", "e2"])
         merged = os.path.join(self.dir, "merged.json")
         r = subprocess.run([WNN, "report", "merge", *reversed(shards), "-o", merged],
                            capture_output=True, text=True)
