@@ -222,6 +222,20 @@ class HubDownloadTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("fail verification", r.stderr)
 
+    def test_url_download_finishes_a_complete_leftover_incomplete_file(self):
+        # The earlier run got every byte but stopped before the rename: the server answers the
+        # resume request with 416, and the file verifies.
+        url = self.server.url + "/cdn/" + sha256(MODEL_V2)
+        d = os.path.join(self.tmp.name, "wnn", "urls", sha256(url.encode())[:32])
+        os.makedirs(d)
+        with open(os.path.join(d, sha256(MODEL_V2) + ".incomplete"), "wb") as f:
+            f.write(MODEL_V2)
+        path = self.ok("--url", url, "--sha256", sha256(MODEL_V2))
+        self.assertEqual(path, os.path.join(d, sha256(MODEL_V2)))
+        self.assertEqual(self.read(path), MODEL_V2)
+        self.assertEqual(self.server.ranges(), ["bytes=%d-" % len(MODEL_V2)])
+        self.assertEqual(self.server.full_bodies, 0)
+
 
 if __name__ == "__main__":
     unittest.main()

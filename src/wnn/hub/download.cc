@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -98,6 +99,8 @@ void fetch_verified(const HubSettings& s, const std::string& url,
         http_get_to_file(url, headers, out.get(), have);
         break;
       } catch (const HttpError& e) {
+        // 416 for "bytes=N-" where N is the whole file: an earlier run got every byte.
+        if (e.status() == 416 && have > 0 && !size) break;
         if (!e.is_transport() || attempt >= s.max_attempts) throw;
         // Keep the partial bytes: the next attempt asks for the rest with Range.
       }
@@ -182,7 +185,9 @@ HubMetadata resolve_metadata(const HubSettings& s, const HubFileRef& ref) {
     }
     check(r.status != 404, "{}: not found (HTTP 404 from {})", what, url);
     const bool redirect = r.status >= 300 && r.status < 400 && r.headers.count("location");
-    if (redirect && r.headers["location"].front() == '/' && !r.headers.count("x-repo-commit")) {
+    const std::string& location = r.headers["location"];
+    if (redirect && !location.empty() && location.front() == '/' &&
+        !r.headers.count("x-repo-commit")) {
       url = resolve_location(url, r.headers["location"]);  // a renamed repository: ask again
       continue;
     }
@@ -197,7 +202,13 @@ HubMetadata resolve_metadata(const HubSettings& s, const HubFileRef& ref) {
     check_single_component(m.etag, "ETag from " + url);
     const std::string size =
         r.headers.count("x-linked-size") ? r.headers["x-linked-size"] : r.headers["content-length"];
-    if (!size.empty()) m.size = std::stoull(size);
+    if (!size.empty()) {
+      uint64_t n = 0;
+      const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), n);
+      check(ec == std::errc() && end == size.data() + size.size(),
+            "{}: the server gave a size that is not a number: '{}'", what, size);
+      m.size = n;
+    }
     m.download_url = redirect ? resolve_location(url, r.headers["location"]) : url;
     return m;
   }
