@@ -1,5 +1,4 @@
 #include "wnn/onnx/import.h"
-#include "wnn/onnx/test_fault.h"
 
 #include <nlohmann/json.hpp>
 
@@ -374,7 +373,6 @@ ImportResult import_model(const ModelProto& model, const std::string& model_dir,
 }
 
 ImportResult import_model(const std::string& path, const ImportOptions& options) {
-  crash_if_test_fault_requested(path);
   ModelProto model = load_model(path);
   return with_error_context(path, [&] {
     return import_model(model, std::filesystem::path(path).parent_path().string(), options);

@@ -81,8 +81,10 @@ void classify_validate_report(EntryResult& r, const json& report) {
       if (o.value("pass", true)) continue;
       const double max_abs =
           o.contains("max_abs") && o["max_abs"].is_number() ? o["max_abs"].get<double>() : 0.0;
-      r.message = fmt::format("output '{}': max error {:.3g} ({} elements off)",
-                              string_or(o, "name", "?"), max_abs, o.value("failing", int64_t(0)));
+      const bool counted = o.contains("failing") && o["failing"].is_number();
+      r.message =
+          fmt::format("output '{}': max error {:.3g} ({} elements off)", string_or(o, "name", "?"),
+                      max_abs, counted ? o["failing"].dump() : std::string("?"));
       break;
     }
   }

@@ -87,6 +87,18 @@ TEST(Classify, OutcomesAgainstExpectations) {
   EXPECT_EQ(r.entries[6].message, "org/x/m.onnx: HTTP 401 from http://h");  // one line
 }
 
+TEST(Classify, NumericalWithNullMetricsStillNamesTheOutput) {
+  EntryResult r = entry(0, "a", "pass");
+  classify_validate_report(
+      r, json{{"status", "fail"},
+              {"stage", "numerical"},
+              {"outputs",
+               json::array({json{
+                   {"name", "y"}, {"pass", false}, {"max_abs", nullptr}, {"failing", nullptr}}})}});
+  EXPECT_EQ(r.message, "output 'y': max error 0 (? elements off)");
+  EXPECT_EQ(r.blocker, "numerical");
+}
+
 TEST(Classify, ExpectedFailuresOnlyIsGreen) {
   SweepReport r = sample();
   r.entries = {r.entries[0], r.entries[2]};
