@@ -40,6 +40,8 @@ class HubServer:
         self.token = token
         self.lock = threading.Lock()
         self.requests = []  # (method, path, range header or None)
+        self.times = []  # time.monotonic() of each request, in the same order
+        self.bodies_done = []  # time.monotonic() just before each whole body's last chunk
         self.full_bodies = 0  # whole bodies sent (no Range, not dropped), /cdn and Git files
         self.drop_bodies = 0  # the next N bodies stop halfway
         self.wrong_bodies = 0  # the next N bodies have one byte flipped (-1: all)
@@ -100,6 +102,7 @@ class HubServer:
             def _serve(self, head):
                 with hub.lock:
                     hub.requests.append((self.command, self.path, self.headers.get("Range")))
+                    hub.times.append(time.monotonic())
                 if self.path.startswith("/cdn/"):
                     data = hub.blobs.get(self.path[len("/cdn/"):])
                     if data is None:
@@ -174,9 +177,12 @@ class HubServer:
                     with hub.lock:
                         hub.full_bodies += 1
                 for i in range(0, len(body), 4096):
-                    self.wfile.write(body[i:i + 4096])
-                    if hub.delay_per_chunk:
+                    if i and hub.delay_per_chunk:
                         time.sleep(hub.delay_per_chunk)
+                    if i + 4096 >= len(body):  # before the client can have every byte
+                        with hub.lock:
+                            hub.bodies_done.append(time.monotonic())
+                    self.wfile.write(body[i:i + 4096])
 
         return Handler
 

@@ -210,6 +210,10 @@ class HubDownloadTest(unittest.TestCase):
             self.assertEqual(self.read(out.strip()), MODEL_V2)
         self.assertEqual(self.server.count("GET", "/cdn/"), 1)
         self.assertEqual(self.server.full_bodies, 1)
+        # It was a race: both workers asked for the file before the one body was complete.
+        heads = [t for (m, _, _), t in zip(self.server.requests, self.server.times) if m == "HEAD"]
+        self.assertEqual(len(heads), 2)
+        self.assertLess(max(heads), self.server.bodies_done[0])
 
     def test_url_download_is_verified_and_cached(self):
         url = self.server.url + "/cdn/" + sha256(MODEL_V1)
