@@ -215,6 +215,8 @@ class SweepTest(unittest.TestCase):
                 {"id": "hub", "hf": {"repo": "org/ext", "file": "onnx/external.onnx",
                                      "sidecars": ["onnx/external.onnx.data"]}},
                 {"id": "missing", "hf": {"repo": "org/ext", "file": "onnx/nope.onnx"}},
+                {"id": "escape", "hf": {"repo": "org/ext", "file": "onnx/external.onnx",
+                                        "sidecars": ["../../../escape.data"]}},
             ])
             rep = os.path.join(self.dir, "r.json")
             r = self.sweep(m, "--weights", "zeros", "--report", rep,
@@ -225,7 +227,15 @@ class SweepTest(unittest.TestCase):
             self.assertEqual(j["entries"][0]["commit"], C1)
             self.assertEqual(j["entries"][1]["stage"], "download")
             self.assertIn("404", j["entries"][1]["message"])
+            self.assertEqual(j["entries"][2]["outcome"], "pass")  # skeleton: no sidecars
             self.assertIn("  download (1):", r.stdout)
+            r = self.sweep(m, "--selection", "id=escape", "--report", rep,
+                           env={"HF_ENDPOINT": server.url})
+            escape = self.report(rep)["entries"][0]
+            self.assertEqual(escape["stage"], "download")
+            self.assertIn("contains '..'", escape["message"])
+            self.assertEqual(server.count(prefix="/org/ext/resolve/main/..%2F"), 0)
+            self.assertEqual(server.count(prefix="/org/ext/resolve/main/../"), 0)
             # Skeleton mode never fetches the sidecar.
             self.assertEqual(server.count("GET", "/org/ext/resolve/main/onnx/external.onnx.data"), 0)
             # Real mode fetches it into the same snapshot, where the importer may follow the
