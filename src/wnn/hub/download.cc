@@ -31,11 +31,11 @@ bool env_true(const char* name) {
   return v && (*v == "1" || *v == "true" || *v == "TRUE" || *v == "yes" || *v == "ON");
 }
 
+// ~/.cache (or XDG_CACHE_HOME); empty when neither it nor HOME is set.
 fs::path home_cache() {
   if (auto xdg = env("XDG_CACHE_HOME")) return *xdg;
-  const auto home = env("HOME");
-  check(home.has_value(), "cannot find a cache directory: set HF_HUB_CACHE or HOME");
-  return fs::path(*home) / ".cache";
+  if (auto home = env("HOME")) return fs::path(*home) / ".cache";
+  return {};
 }
 
 // What a downloaded file must hash to: the ETag when it is a digest, and the manifest's sha256.
@@ -245,12 +245,12 @@ HubSettings HubSettings::from_env() {
     s.hub_cache = *c;
   } else if (auto h = env("HF_HOME")) {
     s.hub_cache = fs::path(*h) / "hub";
-  } else {
+  } else if (!home_cache().empty()) {
     s.hub_cache = home_cache() / "huggingface" / "hub";
   }
   if (auto w = env("WNN_CACHE_DIR")) {
     s.url_cache = fs::path(*w) / "urls";
-  } else {
+  } else if (!home_cache().empty()) {
     s.url_cache = home_cache() / "wnn" / "urls";
   }
   return s;
@@ -258,6 +258,7 @@ HubSettings HubSettings::from_env() {
 
 fs::path repo_cache_dir(const HubSettings& s, const std::string& repo) {
   check_repo_id(repo);
+  check(!s.hub_cache.empty(), "no Hugging Face cache directory: set HF_HUB_CACHE, HF_HOME or HOME");
   std::string folder = "models--" + repo;
   for (size_t i = 0; (i = folder.find('/', i)) != std::string::npos;) folder.replace(i, 1, "--");
   return s.hub_cache / folder;
@@ -307,6 +308,7 @@ FetchedFile url_download(const HubSettings& s, const std::string& url,
   std::string name = path.substr(path.rfind('/') + 1);
   if (name.empty()) name = "download";
   check_single_component(name, "file name of " + url);
+  check(!s.url_cache.empty(), "no cache directory for URL downloads: set WNN_CACHE_DIR or HOME");
   const fs::path dir = s.url_cache / sha256_text(url).substr(0, 32);
   const fs::path target = dir / name;
   const fs::path recorded = dir / (name + ".sha256");
