@@ -70,6 +70,10 @@ onnx::ImportOptions conversion_options(Args& args) {
     auto [name, v] = split_assignment(p, "--pin-input");
     options.pin_inputs[name] = v;
   }
+  const std::string weights = args.value("weights").value_or("real");
+  check(weights == "real" || weights == "zeros", "--weights must be real or zeros, got '{}'",
+        weights);
+  options.zero_missing_weights = weights == "zeros";
   return options;
 }
 

@@ -22,10 +22,13 @@ void read_validation_options(Args& args, validate::ValidateOptions& options);
 int finish_validation(const validate::Report& report, const std::optional<std::string>& report_path,
                       bool quiet, bool json);
 
-#define WNN_CONVERSION_OPTIONS_HELP                                                      \
-  "  --override-dim NAME=V       value of a free dimension (repeatable)\n"               \
-  "  --override-dims-file F.json {NAME: V} or {\"freeDimensionOverrides\": {NAME: V}}\n" \
-  "  --pin-input NAME=V[,V...]   freeze a graph input to a constant (one value fills it)\n"
+#define WNN_CONVERSION_OPTIONS_HELP                                                           \
+  "  --override-dim NAME=V       value of a free dimension (repeatable)\n"                    \
+  "  --override-dims-file F.json {NAME: V} or {\"freeDimensionOverrides\": {NAME: V}}\n"      \
+  "  --pin-input NAME=V[,V...]   freeze a graph input to a constant (one value fills it)\n"   \
+  "  --weights real|zeros        zeros: external data whose file is missing (or too short)\n" \
+  "                              converts as zeros, to check the structure of a model\n"      \
+  "                              without its weights (default real: missing data is an error)\n"
 
 #define WNN_VALIDATION_OPTIONS_HELP                                                           \
   "  --input NAME=FILE.npy       the value of input NAME (its shape binds the input's free\n" \

@@ -53,14 +53,25 @@ ExternalDataResolver::ExternalDataResolver(const fs::path& model_dir) {
   std::error_code ec;
   dir_ = fs::canonical(model_dir.empty() ? fs::path(".") : model_dir, ec);
   check(!ec, "{}: cannot resolve the model directory: {}", model_dir.string(), ec.message());
+  // A Hugging Face cache snapshot (.../models--ORG--NAME/snapshots/<commit>/...) holds symlinks
+  // to ../../blobs/<etag>: those stay inside the repository's own cache folder.
+  link_root_ = dir_;
+  for (fs::path p = dir_; p.has_parent_path() && p != p.parent_path(); p = p.parent_path()) {
+    const fs::path up = p.parent_path();
+    if (up.filename() == "snapshots" &&
+        up.parent_path().filename().string().rfind("models--", 0) == 0) {
+      link_root_ = up.parent_path();
+      break;
+    }
+  }
 }
 
 ExternalDataResolver ExternalDataResolver::for_model(const std::string& model_path) {
   return ExternalDataResolver(fs::path(model_path).parent_path());
 }
 
-std::shared_ptr<MappedFile> ExternalDataResolver::map_location(const std::string& tensor,
-                                                               const std::string& location) const {
+fs::path ExternalDataResolver::resolve(const std::string& tensor,
+                                       const std::string& location) const {
   check(!dir_.empty(), "tensor '{}': external data '{}' needs the model's directory", tensor,
         location);
   const fs::path rel(location);
@@ -78,11 +89,16 @@ std::shared_ptr<MappedFile> ExternalDataResolver::map_location(const std::string
   const fs::path resolved = fs::weakly_canonical(dir_ / rel, ec);
   check(!ec, "tensor '{}': cannot resolve external data location '{}': {}", tensor, location,
         ec.message());
-  check(is_within(resolved, dir_),
+  check(is_within(resolved, dir_) || is_within(resolved, link_root_),
         "tensor '{}': external data location '{}' resolves to {}, outside the model's directory "
         "{} (through a symlink)",
         tensor, location, resolved.string(), dir_.string());
+  return resolved;
+}
 
+std::shared_ptr<MappedFile> ExternalDataResolver::map_location(const std::string& tensor,
+                                                               const std::string& location) const {
+  const fs::path resolved = resolve(tensor, location);
   const std::lock_guard lock(cache_->mutex);
   auto& slot = cache_->files[resolved.string()];
   if (!slot) slot = MappedFile::open(resolved.string());
@@ -97,11 +113,30 @@ Buffer ExternalDataResolver::read(const TensorProto& t, uint64_t byte_size) cons
           "need",
           t.name, *info.length, byte_size);
   }
+  if (zero_missing_ && is_missing(t.name, info, byte_size)) {
+    const std::lock_guard lock(cache_->mutex);
+    cache_->zero_filled.insert(info.location);
+    return Buffer::allocate(size_t(byte_size));
+  }
   const auto file = map_location(t.name, info.location);
   check(info.offset <= file->size() && byte_size <= file->size() - info.offset,
         "tensor '{}': external data of {} bytes at offset {} is outside '{}' ({} bytes)", t.name,
         byte_size, info.offset, info.location, file->size());
   return file->slice(size_t(info.offset), size_t(byte_size));
+}
+
+bool ExternalDataResolver::is_missing(const std::string& tensor, const ExternalDataInfo& info,
+                                      uint64_t byte_size) const {
+  const fs::path candidate = resolve(tensor, info.location);
+  std::error_code ec;
+  if (!fs::exists(candidate, ec)) return true;
+  const uint64_t size = fs::file_size(candidate, ec);
+  return !ec && (info.offset > size || byte_size > size - info.offset);
+}
+
+std::vector<std::string> ExternalDataResolver::zero_filled() const {
+  const std::lock_guard lock(cache_->mutex);
+  return {cache_->zero_filled.begin(), cache_->zero_filled.end()};
 }
 
 std::vector<std::string> ExternalDataResolver::files() const {

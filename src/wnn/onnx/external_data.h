@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,12 @@
 
 namespace wnn::onnx {
 
+// The external_data entries of `t` as key -> value (the last one of a repeated key wins).
+struct ExternalDataInfo {
+  std::string location;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+};
 class ExternalDataResolver {
  public:
   // Rejects every external tensor: for models decoded from memory with no directory.
@@ -33,24 +40,31 @@ class ExternalDataResolver {
   // Every external file mapped so far, as absolute paths, sorted.
   std::vector<std::string> files() const;
 
+  // Skeleton mode: a missing file, or data past a file's end, reads as zeros instead of failing.
+  void zero_fill_missing(bool on) { zero_missing_ = on; }
+  // The locations read as zeros so far, sorted.
+  std::vector<std::string> zero_filled() const;
+
  private:
+  // Whether the bytes of `info` are absent (no file, or the file ends before them).
+  bool is_missing(const std::string& tensor, const ExternalDataInfo& info,
+                  uint64_t byte_size) const;
+  // `location` checked to stay inside the model's directory, as an absolute path.
+  std::filesystem::path resolve(const std::string& tensor, const std::string& location) const;
   std::shared_ptr<MappedFile> map_location(const std::string& tensor,
                                            const std::string& location) const;
 
-  std::filesystem::path dir_;  // canonical; empty when external data is not allowed
+  std::filesystem::path dir_;        // canonical; empty when external data is not allowed
+  std::filesystem::path link_root_;  // where symlinks in dir_ may point (dir_, or an HF repo)
   struct Cache {
     std::mutex mutex;
     std::map<std::string, std::shared_ptr<MappedFile>> files;  // by canonical path
+    std::set<std::string> zero_filled;                         // locations
   };
+  bool zero_missing_ = false;
   std::shared_ptr<Cache> cache_ = std::make_shared<Cache>();
 };
 
-// The external_data entries of `t` as key -> value (the last one of a repeated key wins).
-struct ExternalDataInfo {
-  std::string location;
-  uint64_t offset = 0;
-  std::optional<uint64_t> length;
-};
 ExternalDataInfo external_data_info(const TensorProto& t);
 
 }  // namespace wnn::onnx

@@ -39,7 +39,9 @@ class Importer {
                                     : ExternalDataResolver(std::filesystem::path(model_dir))),
         builder_(result_.graph),
         names_([this](const std::string& n) { return result_.graph.find(n).has_value(); }),
-        values_(builder_, names_) {}
+        values_(builder_, names_) {
+    resolver_.zero_fill_missing(options.zero_missing_weights);
+  }
 
   ImportResult run() {
     for (const auto& o : model_.opset_import)
@@ -58,6 +60,13 @@ class Importer {
     for (const auto& node : g.node) convert_node(node);
     report_unsupported();
     add_outputs(g);
+    const auto zeroed = resolver_.zero_filled();
+    if (!zeroed.empty()) {
+      result_.warnings.push_back(fmt::format(
+          "--weights zeros: external data missing from {} read as zeros; the weights are not "
+          "the model's",
+          fmt::join(zeroed, ", ")));
+    }
     return std::move(result_);
   }
 

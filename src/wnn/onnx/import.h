@@ -21,6 +21,10 @@ struct ImportOptions {
   std::map<std::string, std::string> pin_inputs;
   // The same with exact tensors (the backend-test runner pins shape inputs to test data).
   std::map<std::string, Tensor> pin_tensors;
+  // Skeleton mode (`wnn convert --weights zeros`): external data whose file is missing, or
+  // too short for the tensor, reads as zeros, so a model's structure converts without its
+  // weights. Each substituted file is named in the warnings.
+  bool zero_missing_weights = false;
 };
 
 struct ImportResult {

@@ -4,6 +4,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/core/mapped_file.h"
+#include "wnn/onnx/test_fault.h"
 #include "wnn/onnx/wire.h"
 
 namespace wnn::onnx {
@@ -510,6 +511,7 @@ TensorProto decode_tensor(std::span<const std::byte> bytes, std::shared_ptr<cons
 
 // MappedFile's own errors already name the path; decoding errors get it as context.
 ModelProto load_model(const std::string& path) {
+  crash_if_test_fault_requested(path);  // test-only, see test_fault.h
   const auto file = MappedFile::open(path);
   return with_error_context(path, [&] { return decode_model(file->bytes(), file); });
 }

@@ -15,7 +15,7 @@
 
 #include "wnn/core/atomic_file.h"
 #include "wnn/core/error.h"
-#include "wnn/validate/digest.h"
+#include "wnn/core/digest.h"
 
 namespace wnn::validate {
 

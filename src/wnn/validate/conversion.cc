@@ -13,7 +13,10 @@ namespace fs = std::filesystem;
 
 nlohmann::json options_json(const onnx::ImportOptions& options) {
   check(options.pin_tensors.empty(), "cache: tensors pinned by value cannot key a cache entry");
-  return {{"override_dims", options.override_dims}, {"pin_inputs", options.pin_inputs}};
+  nlohmann::json j{{"override_dims", options.override_dims}, {"pin_inputs", options.pin_inputs}};
+  // Zero-filled weights must never share an entry with the real conversion.
+  if (options.zero_missing_weights) j["weights"] = "zeros";
+  return j;
 }
 
 void bind_dims_from_value(const onnx::ModelProto& model, const std::string& name,

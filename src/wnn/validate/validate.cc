@@ -10,7 +10,7 @@
 #include "wnn/format/model.h"
 #include "wnn/format/weights.h"
 #include "wnn/validate/conversion.h"
-#include "wnn/validate/digest.h"
+#include "wnn/core/digest.h"
 #include "wnn/validate/model_inputs.h"
 
 namespace wnn::validate {

@@ -151,5 +151,44 @@ TEST_F(ExternalData, MissingLocationFileOrDirectoryIsAnError) {
             std::string::npos);
 }
 
+TEST_F(ExternalData, ZeroFillReadsMissingFilesAndShortRangesAsZeros) {
+  ExternalDataResolver r(model_dir_);
+  r.zero_fill_missing(true);
+  EXPECT_EQ(elements<float>(tensor_data(external("missing.bin", {3}), r)),
+            (std::vector<float>{0.0f, 0.0f, 0.0f}));
+  TensorProto past_end = external("weights.bin", {3});  // the file has 20 bytes, not 16 + 12
+  past_end.external_data.push_back({"offset", "16"});
+  EXPECT_EQ(elements<float>(tensor_data(past_end, r)), (std::vector<float>{0.0f, 0.0f, 0.0f}));
+  // Data that is there is still read, not zeroed.
+  TensorProto present = external("weights.bin", {2});
+  present.external_data.push_back({"offset", "12"});
+  EXPECT_EQ(elements<float>(tensor_data(present, r)), (std::vector<float>{-2.0f, 0.25f}));
+  EXPECT_EQ(r.zero_filled(), (std::vector<std::string>{"missing.bin", "weights.bin"}));
+  // Names are checked even when nothing would be read.
+  EXPECT_NE(error_of([&] { tensor_data(external("../secret.bin", {2}), r); }).find("'..'"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { tensor_data(external("/etc/passwd", {2}), r); }).find("absolute"),
+            std::string::npos);
+}
+
+TEST_F(ExternalData, HubSnapshotSymlinksMayReachTheRepositoryBlobsOnly) {
+  // huggingface_hub's layout: snapshots/<commit>/<file> -> ../../blobs/<etag>.
+  const fs::path repo = root_ / "models--org--m";
+  const fs::path snapshot = repo / "snapshots" / "abc" / "onnx";
+  fs::create_directories(snapshot);
+  fs::create_directories(repo / "blobs");
+  fs::copy_file(model_dir_ / "weights.bin", repo / "blobs" / "e1");
+  fs::create_symlink("../../../blobs/e1", snapshot / "m.onnx_data");
+  fs::create_symlink(root_ / "secret.bin", snapshot / "escape.bin");
+  const ExternalDataResolver r(snapshot);
+  TensorProto t = external("m.onnx_data", {1});
+  t.external_data.push_back({"offset", "8"});
+  EXPECT_EQ(elements<float>(tensor_data(t, r)), (std::vector<float>{1.5f}));
+  EXPECT_NE(error_of([&] {
+              tensor_data(external("escape.bin", {2}), r);
+            }).find("outside the model's directory"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace wnn::onnx

@@ -1,4 +1,4 @@
-#include "wnn/validate/digest.h"
+#include "wnn/core/digest.h"
 
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -6,20 +6,26 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include "wnn/core/error.h"
 
-namespace wnn::validate {
+namespace wnn {
 
 namespace {
 EVP_MD_CTX* ctx_of(void* p) { return static_cast<EVP_MD_CTX*>(p); }
 }  // namespace
 
-Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
-  check_internal(ctx_ != nullptr && EVP_DigestInit_ex(ctx_of(ctx_), EVP_sha256(), nullptr) == 1,
-                 "SHA-256: EVP_DigestInit_ex failed");
+Sha256::Sha256() : Sha256(EVP_sha256()) {}
+
+Sha256::Sha256(const void* md) : ctx_(EVP_MD_CTX_new()) {
+  check_internal(ctx_ != nullptr &&
+                     EVP_DigestInit_ex(ctx_of(ctx_), static_cast<const EVP_MD*>(md), nullptr) == 1,
+                 "digest: EVP_DigestInit_ex failed");
 }
+
+Sha256 Sha256::sha1() { return Sha256(EVP_sha1()); }
 
 Sha256::~Sha256() { EVP_MD_CTX_free(ctx_of(ctx_)); }
 
@@ -75,4 +81,20 @@ std::string sha256_file_hex(const std::string& path) {
   return h.hex_digest();
 }
 
-}  // namespace wnn::validate
+std::string git_blob_sha1_file_hex(const std::string& path) {
+  Sha256 h = Sha256::sha1();
+  const std::string header = fmt::format("blob {}", std::filesystem::file_size(path));
+  h.update(std::string_view(header.data(), header.size() + 1));  // with the NUL
+  h.update_file(path);
+  return h.hex_digest();
+}
+
+bool is_lower_hex(const std::string& s, size_t length) {
+  if (s.size() != length) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace wnn
