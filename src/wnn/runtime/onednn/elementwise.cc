@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "wnn/core/error.h"
-#include "wnn/runtime/onednn/region_builder.h"
+#include "wnn/runtime/onednn/epilogue.h"
 
 namespace wnn::runtime::onednn {
 
@@ -15,52 +15,8 @@ namespace {
 using dnnl::algorithm;
 using dnnl::memory;
 
-struct Eltwise {
-  algorithm algo;
-  float alpha = 0, beta = 0;
-};
-
-Eltwise eltwise_of(const Node& n) {
-  const auto& a = n.attrs;
-  switch (n.op()) {
-    case OpKind::kRelu:
-      return {algorithm::eltwise_relu};
-    case OpKind::kLeakyRelu:
-      return {algorithm::eltwise_relu, float(a.get_float("alpha"))};
-    case OpKind::kSigmoid:
-      return {algorithm::eltwise_logistic};
-    case OpKind::kTanh:
-      return {algorithm::eltwise_tanh};
-    case OpKind::kElu:
-      return {algorithm::eltwise_elu, float(a.get_float("alpha"))};
-    case OpKind::kGelu:
-      return {algorithm::eltwise_gelu_erf};
-    case OpKind::kHardSwish:
-      return {algorithm::eltwise_hardswish};
-    case OpKind::kClamp:
-      return {algorithm::eltwise_clip_v2, float(a.get_float("minValue")),
-              float(a.get_float("maxValue"))};
-    case OpKind::kAbs:
-      return {algorithm::eltwise_abs};
-    case OpKind::kSqrt:
-      return {algorithm::eltwise_sqrt};
-    case OpKind::kExp:
-      return {algorithm::eltwise_exp};
-    case OpKind::kLog:
-      return {algorithm::eltwise_log};
-    case OpKind::kNeg:
-      return {algorithm::eltwise_linear, -1.0f, 0.0f};
-    case OpKind::kLinear:
-      return {algorithm::eltwise_linear, float(a.get_float("alpha")), float(a.get_float("beta"))};
-    default:
-      break;
-  }
-  check_internal(false, "no oneDNN eltwise for {}", op_name(n.op()));
-  return {};
-}
-
 void define_eltwise(RegionBuilder& b, const Node& n) {
-  const Eltwise e = eltwise_of(n);
+  const Eltwise e = *eltwise_of(n);
   const memory::desc src = b.held_desc(n.inputs[0]);
   dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, e.algo, src, e.alpha, e.beta);
   dnnl::eltwise_forward::primitive_desc pd(d, b.engine());
@@ -75,31 +31,6 @@ Support eltwise_supports(const Graph& g, const Node& n) {
   if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
     return Support::no("rank above oneDNN's 12");
   return Support::yes();
-}
-
-algorithm binary_of(OpKind op) {
-  switch (op) {
-    case OpKind::kAdd:
-      return algorithm::binary_add;
-    case OpKind::kSub:
-      return algorithm::binary_sub;
-    case OpKind::kMul:
-      return algorithm::binary_mul;
-    case OpKind::kDiv:
-      return algorithm::binary_div;
-    case OpKind::kMax:
-      return algorithm::binary_max;
-    case OpKind::kMin:
-      return algorithm::binary_min;
-    default:
-      break;
-  }
-  check_internal(false, "no oneDNN binary for {}", op_name(op));
-  return {};
-}
-
-bool commutative(OpKind op) {
-  return op == OpKind::kAdd || op == OpKind::kMul || op == OpKind::kMax || op == OpKind::kMin;
 }
 
 Support binary_supports(const Graph& g, const Node& n) {

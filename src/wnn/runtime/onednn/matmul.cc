@@ -2,7 +2,7 @@
 // a constant second operand is reordered once into the primitive's preferred layout.
 #include <fmt/format.h>
 
-#include "wnn/runtime/onednn/region_builder.h"
+#include "wnn/runtime/onednn/epilogue.h"
 
 namespace wnn::runtime::onednn {
 
@@ -54,12 +54,16 @@ void define_gemm(RegionBuilder& b, const Node& n) {
     attr.set_post_ops(po);
   }
   dnnl::matmul::desc d(a_view, b_want, dst_desc);
-  dnnl::matmul::primitive_desc pd(d, attr, b.engine());
+  auto [pd, epilogue] = with_epilogue(b, n, {}, attr, [&](const dnnl::primitive_attr& at) {
+    return dnnl::matmul::primitive_desc(d, at, b.engine());
+  });
   std::unordered_map<int, memory> args;
   args[DNNL_ARG_SRC] = b.view(A, a_view);
   args[DNNL_ARG_WEIGHTS] = b.convert(b.view(B, b_view), pd.weights_desc(), b_const);
   if (c) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = b.view(*c, c_desc);
-  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  args[DNNL_ARG_DST] = b.define_output(epilogue.output, b.plain_desc(epilogue.output));
+  const memory dst = args[DNNL_ARG_DST];
+  bind_epilogue(b, epilogue, dst, args);
   b.add_step(dnnl::matmul(pd), std::move(args));
 }
 
@@ -96,11 +100,15 @@ void define_matmul(RegionBuilder& b, const Node& n) {
   const memory::dims od(out.begin(), out.end());
   const memory::desc dst_desc(od, f32, contiguous_strides(od));
   dnnl::matmul::desc d(a_desc, b_want, dst_desc);
-  dnnl::matmul::primitive_desc pd(d, b.engine());
+  auto [pd, epilogue] = with_epilogue(b, n, {}, {}, [&](const dnnl::primitive_attr& at) {
+    return dnnl::matmul::primitive_desc(d, at, b.engine());
+  });
   std::unordered_map<int, memory> args;
   args[DNNL_ARG_SRC] = b.view(A, a_desc);
   args[DNNL_ARG_WEIGHTS] = b.convert(b.view(B, b_plain), pd.weights_desc(), b_const);
-  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  args[DNNL_ARG_DST] = b.define_output(epilogue.output, b.plain_desc(epilogue.output));
+  const memory dst = args[DNNL_ARG_DST];
+  bind_epilogue(b, epilogue, dst, args);
   b.add_step(dnnl::matmul(pd), std::move(args));
 }
 
