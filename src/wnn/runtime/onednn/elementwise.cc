@@ -26,6 +26,24 @@ void define_eltwise(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::eltwise_forward(pd), std::move(args));
 }
 
+// hardSigmoid = clamp(alpha * x + beta, 0, 1): oneDNN 2.6 has no such algorithm, so two
+// eltwise steps (linear, then clip) keep it inside the region.
+void define_hard_sigmoid(RegionBuilder& b, const Node& n) {
+  const memory::desc src = b.held_desc(n.inputs[0]);
+  const auto alpha = float(n.attrs.get_float("alpha")), beta = float(n.attrs.get_float("beta"));
+  dnnl::eltwise_forward::primitive_desc linear(
+      {dnnl::prop_kind::forward_inference, algorithm::eltwise_linear, src, alpha, beta},
+      b.engine());
+  dnnl::eltwise_forward::primitive_desc clip(
+      {dnnl::prop_kind::forward_inference, algorithm::eltwise_clip_v2, src, 0.0f, 1.0f},
+      b.engine());
+  memory tmp = b.allocate(linear.dst_desc());
+  b.add_step(dnnl::eltwise_forward(linear),
+             {{DNNL_ARG_SRC, b.get(n.inputs[0], src)}, {DNNL_ARG_DST, tmp}});
+  memory dst = b.define_output(n.outputs[0], clip.dst_desc());
+  b.add_step(dnnl::eltwise_forward(clip), {{DNNL_ARG_SRC, tmp}, {DNNL_ARG_DST, dst}});
+}
+
 Support eltwise_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
@@ -93,6 +111,7 @@ void register_elementwise(Table& t) {
     t[size_t(op)] = {binary_supports, define_binary};
   }
   t[size_t(OpKind::kSoftmax)] = {eltwise_supports, define_softmax};
+  t[size_t(OpKind::kHardSigmoid)] = {eltwise_supports, define_hard_sigmoid};
 }
 
 }  // namespace wnn::runtime::onednn
