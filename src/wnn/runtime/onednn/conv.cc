@@ -118,7 +118,8 @@ void define_conv(RegionBuilder& b, const Node& n) {
   dnnl::primitive prim;
   memory::desc src_desc, w_desc, dst_desc;
   // Activations and adds after the conv run as its post-ops, in the logical NCHW dims.
-  const std::vector<int> to_logical = nhwc ? kNhwcToNchw : std::vector<int>{};
+  ToLogical to_logical;
+  if (nhwc) to_logical = [](const memory::desc& d) { return d.permute_axes(kNhwcToNchw); };
   Epilogue epilogue;
   if (!transposed) {
     const memory::dims pad_r = {pad[1], pad[3]};

@@ -148,7 +148,7 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
 }
 
 Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
-                       const std::vector<int>& to_logical, const dnnl::primitive_attr& base) {
+                       const ToLogical& to_logical, const dnnl::primitive_attr& base) {
   const Graph& g = b.graph();
   Epilogue e;
   e.attr = base;
@@ -188,7 +188,7 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
         const memory::dims pd = padded_dims(os, rank);
         in.stored = memory::desc(pd, memory::data_type::f32, contiguous_strides(pd));
       }
-      in.logical = to_logical.empty() ? in.stored : in.stored.permute_axes(to_logical);
+      in.logical = to_logical ? to_logical(in.stored) : in.stored;
       po.append_binary(binary_of(c.op()), in.logical);
       e.binary_inputs.push_back(in);
     }

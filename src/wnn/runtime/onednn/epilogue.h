@@ -5,6 +5,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -29,8 +30,12 @@ bool commutative(OpKind op);
 EpilogueCandidates plan_epilogues(const Graph& graph, const Region& region);
 
 // Post-ops for the first `count` links of a producer's chain, for a primitive whose dst has
-// the logical dims `dst_dims`; `to_logical` permutes a WebNN-layout desc into them (the NHWC
+// the logical dims `dst_dims`; `to_logical` maps a WebNN-layout desc into them (the NHWC
 // conv case), or is empty.
+// Maps a desc in WebNN's dims to the primitive's (a permutation for NHWC convs, a collapse of
+// batch dims for matmuls run as one GEMM); empty for the identity.
+using ToLogical = std::function<dnnl::memory::desc(const dnnl::memory::desc&)>;
+
 struct BinaryInput {
   int arg = 0;                 // DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1
   OperandId operand;           // the binary node's other operand
@@ -46,7 +51,7 @@ struct Epilogue {
 };
 // `base` carries the producer's own post-ops (gemm's c) and scales; the chain's follow them.
 Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
-                       const std::vector<int>& to_logical, const dnnl::primitive_attr& base);
+                       const ToLogical& to_logical, const dnnl::primitive_attr& base);
 // Binds the epilogue's binary operands into `args` and fills `dst_held` (the primitive's dst
 // as the region holds it) with a residual added by the sum post-op. Adds steps: call once the
 // primitive is final, right before adding its own step.
@@ -56,12 +61,12 @@ void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_
 // Creates the primitive descriptor `make(attr)` with the longest prefix of the producer's
 // chain that oneDNN accepts, marks those links fused, and returns it with its epilogue.
 template <typename Make>
-auto with_epilogue(RegionBuilder& b, const Node& producer, const std::vector<int>& to_logical,
+auto with_epilogue(RegionBuilder& b, const Node& producer, const ToLogical& to_logical,
                    dnnl::primitive_attr base, Make make) {
   const auto& chain = b.epilogue_candidates(producer);
   for (size_t k = chain.size();; --k) {
-    Epilogue e = make_epilogue(b, producer, k, to_logical, base);
     try {
+      Epilogue e = make_epilogue(b, producer, k, to_logical, base);
       auto pd = make(e.attr);
       for (size_t i = 0; i < k; ++i) b.mark_fused(chain[i]);
       return std::make_pair(std::move(pd), std::move(e));
