@@ -3,8 +3,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-sanitize demo docs bench fuzz clean format onnx-backend-test \
-        python-models-test models-test
+.PHONY: all deps build test test-sanitize demo docs bench bench-ort fuzz clean format \
+        onnx-backend-test python-models-test models-test
 
 all: build
 
@@ -50,6 +50,13 @@ bench: build
 	bash bench/onnx_decode.sh $(BUILD) 300 3
 	sh bench/weight_norm.sh $(BUILD) 2
 	sh bench/thread_pools.sh $(BUILD) 2
+	sh bench/run_overhead.sh $(BUILD)
+	$(MAKE) bench-ort
+
+# wnn (auto, 2 threads) against ONNX Runtime on the model zoo: latency, ratio, GFLOP/s and the
+# output check (issue 9). Models are exported by Debian's PyTorch into $(BUILD)/bench-zoo.
+bench-ort: build
+	/usr/bin/python3 bench/ort_compare.py $(BUILD) --runs 20 --warmup 5 --threads 2
 
 # Every suite of Debian's ONNX backend tests, with per-suite counts (node/ and
 # pytorch-converted/ are not yet at zero failures, so they are not part of `make test`).

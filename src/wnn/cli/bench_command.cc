@@ -2,6 +2,7 @@
 // warm-up, and peak RSS. Inputs are given (.npy) or deterministic.
 #include <sys/resource.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +26,61 @@ double peak_rss_mb() {
   return double(u.ru_maxrss) / 1024.0;  // Linux reports KiB
 }
 
+double per_run_ms(const runtime::ProfileRow& r) { return r.runs ? r.total_ms / double(r.runs) : 0; }
+
+nlohmann::json profile_json(const std::vector<runtime::ProfileRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rows) {
+    out.push_back({{"label", r.label},
+                   {"where", r.where},
+                   {"op", r.op},
+                   {"flops", r.flops},
+                   {"ms", per_run_ms(r)}});
+  }
+  return out;
+}
+
+void print_profile(const std::vector<runtime::ProfileRow>& rows) {
+  double total = 0;
+  for (const auto& r : rows) total += per_run_ms(r);
+  auto rate = [](double flops, double ms) {
+    return flops > 0 && ms > 0 ? fmt::format("{:8.1f}", flops / ms / 1e6) : std::string(8, ' ');
+  };
+  // Aggregates by op and by where it ran, largest first.
+  auto print_groups = [&](const char* title, auto key) {
+    std::map<std::string, std::tuple<double, double, int>> groups;
+    for (const auto& r : rows) {
+      auto& [ms, flops, count] = groups[key(r)];
+      ms += per_run_ms(r), flops += r.flops, ++count;
+    }
+    std::vector<std::pair<std::string, std::tuple<double, double, int>>> sorted(groups.begin(),
+                                                                                groups.end());
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+      return std::get<0>(a.second) > std::get<0>(b.second);
+    });
+    std::printf("\n%-28s %6s %10s %6s %8s\n", title, "steps", "ms/run", "%", "GFLOP/s");
+    for (const auto& [name, g] : sorted) {
+      const auto [ms, flops, count] = g;
+      std::printf("%-28s %6d %10.3f %6.1f %s\n", name.c_str(), count, ms,
+                  total > 0 ? 100 * ms / total : 0.0, rate(flops, ms).c_str());
+    }
+  };
+  std::printf("\nprofile: %.3f ms/run in steps (timed one by one, waiting after each)\n", total);
+  print_groups("op", [](const runtime::ProfileRow& r) { return r.op; });
+  print_groups("where", [](const runtime::ProfileRow& r) { return r.where; });
+  std::vector<const runtime::ProfileRow*> top;
+  for (const auto& r : rows) top.push_back(&r);
+  std::sort(top.begin(), top.end(),
+            [](auto* a, auto* b) { return per_run_ms(*a) > per_run_ms(*b); });
+  top.resize(std::min<size_t>(top.size(), 25));
+  std::printf("\n%-48s %-12s %10s %6s %8s\n", "slowest steps", "where", "ms/run", "%", "GFLOP/s");
+  for (const auto* r : top) {
+    std::printf("%-48.48s %-12s %10.3f %6.1f %s\n", r->label.c_str(), r->where.c_str(),
+                per_run_ms(*r), total > 0 ? 100 * per_run_ms(*r) / total : 0.0,
+                rate(r->flops, per_run_ms(*r)).c_str());
+  }
+}
+
 int run_bench(Args& args) {
   format::LoadOptions load;
   load.weights_path = args.value("weights");
@@ -33,6 +89,7 @@ int run_bench(Args& args) {
   const int64_t runs = args.int_value("runs").value_or(20);
   const int64_t warmup = args.int_value("warmup").value_or(3);
   const bool json = args.flag("json");
+  const bool profile = args.flag("profile");
   check(runs >= 1, "--runs must be at least 1, got {}", runs);
   check(warmup >= 0, "--warmup must not be negative, got {}", warmup);
   const auto rest = args.finish();
@@ -73,8 +130,18 @@ int run_bench(Args& args) {
                             {"median_ms", pct(0.5)},
                             {"p90_ms", pct(0.9)},
                             {"peak_rss_mb", peak_rss_mb()}};
+  std::vector<runtime::ProfileRow> rows;
+  if (profile) {
+    // Separate runs: the per-step clock reads and stream waits must not touch the latency.
+    session.set_profiling(true);
+    for (int64_t i = 0; i < runs; ++i) session.run(inputs);
+    session.set_profiling(false);
+    rows = session.profile();
+  }
   if (json) {
-    std::printf("%s\n", j.dump(2).c_str());
+    nlohmann::json out = j;
+    if (profile) out["profile"] = profile_json(rows);
+    std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("%s on %s, %d thread%s%s: %zu regions, %zu nodes on reference\n", rest[0].c_str(),
                 options.backend.c_str(), options.threads, options.threads == 1 ? "" : "s",
@@ -83,6 +150,7 @@ int run_bench(Args& args) {
         "compile %.2f ms; run over %lld: min %.3f ms, median %.3f ms, p90 %.3f ms; "
         "peak RSS %.1f MB\n",
         compile_ms, (long long)runs, ms.front(), pct(0.5), pct(0.9), peak_rss_mb());
+    if (profile) print_profile(rows);
   }
   return kExitOk;
 }
@@ -91,7 +159,8 @@ const CommandRegistration registration{{
     "bench",
     "measure compile time, run latency and peak memory of a graph",
     "usage: wnn bench GRAPH [--backend NAME] [--threads N] [--runs N] [--warmup N]\n"
-    "                 [--input NAME=FILE.npy]... [--no-fold] [--weights PATH] [--json]\n\n"
+    "                 [--input NAME=FILE.npy]... [--no-fold] [--weights PATH] [--profile]\n"
+    "                 [--json]\n\n"
     "Compiles GRAPH once (timed), runs it --warmup times untimed, then --runs times timed,\n"
     "and prints min, median and p90 latency and the process's peak RSS. Inputs not given are\n"
     "the deterministic values of wnn run --random-inputs (seed 0).\n\n"
@@ -100,7 +169,10 @@ const CommandRegistration registration{{
     "  --warmup N             untimed runs first (default 3)\n"
     "  --input NAME=FILE.npy  the value of input NAME (repeatable)\n"
     "  --weights PATH         the weights file (default: found beside the graph)\n"
-    "  --json                 an object with compile_ms, min_ms, median_ms, p90_ms, peak_rss_mb",
+    "  --profile              then --runs more runs timing every step: time per op, per\n"
+    "                         delegate region and per kernel, GFLOP/s of conv and matmul\n"
+    "  --json                 an object with compile_ms, min_ms, median_ms, p90_ms, peak_rss_mb\n"
+    "                         (and \"profile\": rows of label, where, op, flops, ms per run)",
     run_bench,
 }};
 

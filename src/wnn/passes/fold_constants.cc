@@ -77,19 +77,8 @@ FoldResult fold_constants(const Graph& graph, const FoldOptions& options) {
   }
   for (OperandId out : graph.outputs()) needed[out.index] = true;
 
-  Graph& g = result.graph;
-  g.name = graph.name;
-  g.quantized = graph.quantized;
-  GraphBuilder b(g);
-  std::vector<OperandId> map(operands.size());
-  for (const InputInfo& in : graph.inputs()) {
-    map[in.id.index] = b.input(graph.name_of(in.id), graph.desc(in.id), in.dynamic_dims);
-  }
-  for (const ConstantInfo& c : graph.constants()) {
-    if (!needed[c.id.index]) continue;
-    map[c.id.index] =
-        b.constant(graph.name_of(c.id), graph.desc(c.id), c.init, c.key, c.scalar, c.bytes, c.data);
-  }
+  GraphBuilder b(result.graph);
+  std::vector<OperandId> map = copy_inputs_and_constants(graph, needed, b);
   // Folded results become weights constants under their operand's name, in node order.
   for (size_t n = 0; n < nodes.size(); ++n) {
     if (!folded[n]) continue;

@@ -42,4 +42,22 @@ std::vector<OperandId> copy_node(const Graph& source, const Node& node,
   return builder.add(call);
 }
 
+std::vector<OperandId> copy_inputs_and_constants(const Graph& source,
+                                                 const std::vector<bool>& needed,
+                                                 GraphBuilder& builder) {
+  Graph& out = builder.graph();
+  out.name = source.name;
+  out.quantized = source.quantized;
+  std::vector<OperandId> map(source.operands().size());
+  for (const InputInfo& in : source.inputs()) {
+    map[in.id.index] = builder.input(source.name_of(in.id), source.desc(in.id), in.dynamic_dims);
+  }
+  for (const ConstantInfo& c : source.constants()) {
+    if (!needed[c.id.index]) continue;
+    map[c.id.index] = builder.constant(source.name_of(c.id), source.desc(c.id), c.init, c.key,
+                                       c.scalar, c.bytes, c.data);
+  }
+  return map;
+}
+
 }  // namespace wnn::passes

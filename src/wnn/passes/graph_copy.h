@@ -14,4 +14,11 @@ namespace wnn::passes {
 std::vector<OperandId> copy_node(const Graph& source, const Node& node,
                                  const std::vector<OperandId>& map, GraphBuilder& builder);
 
+// Starts rebuilding `source` into `builder`'s graph: copies its name, quantized flag, inputs
+// and the constants marked in `needed` (indexed by operand), and returns the operand map
+// (source operand index -> new id) with those entries filled.
+std::vector<OperandId> copy_inputs_and_constants(const Graph& source,
+                                                 const std::vector<bool>& needed,
+                                                 GraphBuilder& builder);
+
 }  // namespace wnn::passes

@@ -26,11 +26,23 @@ using passes::Support;
 // constants) are readable, region outputs are writable, row-major contiguous.
 using OperandData = std::span<const std::byte* const>;
 
+// One timed unit inside a compiled region, for `wnn bench --profile`.
+struct RegionStepInfo {
+  std::string label;            // what runs ("conv2d+relu", "reorder")
+  int64_t node = -1;            // the graph node it computes, -1 for layout conversions
+  std::vector<uint32_t> fused;  // further nodes computed by the same kernel
+};
+
 class CompiledRegion {
  public:
   virtual ~CompiledRegion() = default;
   // Safe to call from several threads at once.
   virtual void run(OperandData data) const = 0;
+  // The steps run_profiled() times one by one; empty when the region is timed as a whole.
+  virtual std::vector<RegionStepInfo> profile_steps() const { return {}; }
+  // run() that adds each step's wall time in milliseconds to `step_ms` (sized as
+  // profile_steps(), or 1 when that is empty).
+  virtual void run_profiled(OperandData data, std::span<double> step_ms) const;
 };
 
 struct DelegateOptions {

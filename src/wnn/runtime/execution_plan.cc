@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "wnn/passes/fold_constants.h"
+#include "wnn/passes/fuse_gelu.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/session.h"
 
@@ -19,6 +20,12 @@ ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOp
     plan.graph = std::make_shared<const Graph>(std::move(folded.graph));
   } else {
     plan.graph = std::move(graph);
+  }
+  if (!delegates.empty()) {
+    // Written-out gelu becomes one node a delegate runs as one kernel (or a matmul post-op).
+    auto gelu = passes::fuse_gelu(*plan.graph);
+    if (gelu.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(gelu.graph));
+    plan.fused_patterns = gelu.fused;
   }
   std::vector<passes::Candidate> candidates;
   for (const Delegate* d : delegates) {

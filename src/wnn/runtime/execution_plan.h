@@ -19,6 +19,7 @@ struct ExecutionPlan {
   passes::Partition partition;
   bool delegated = false;  // a delegate was selected (backend other than ref)
   size_t folded_nodes = 0;
+  size_t fused_patterns = 0;  // written-out gelu replaced by one node (passes/fuse_gelu)
   std::vector<std::string> fold_skipped;
 };
 

@@ -1,6 +1,7 @@
 #include "wnn/runtime/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
@@ -21,6 +22,7 @@ struct Session::Arena {
 struct Session::Step {
   int64_t node = -1;  // a node on the reference kernels, or
   std::unique_ptr<CompiledRegion> region;
+  int64_t region_index = -1;
 };
 
 namespace {
@@ -116,14 +118,72 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
     } else {
       const passes::Region& r = part.regions[size_t(u) - num_nodes];
       step.region = find_delegate(r.delegate)->compile(*graph_, r, {options_.threads});
+      step.region_index = u - int64_t(num_nodes);
       io.push_back({r.inputs, r.outputs});
     }
     steps_.push_back(std::move(step));
   }
   plan_ = plan_buffers(*graph_, io);
+
+  // Profile rows: one per reference node, one per region step (or per region).
+  auto node_label = [&](int64_t node, std::span<const uint32_t> fused) {
+    const Node& n = graph_->nodes()[size_t(node)];
+    std::string label(op_name(n.op()));
+    for (uint32_t f : fused) label += "+" + std::string(op_name(graph_->nodes()[f].op()));
+    // Named by the value the kernel writes: the last fused node's.
+    const Node& last = fused.empty() ? n : graph_->nodes()[fused.back()];
+    return label + " '" + graph_->name_of(last.outputs[0]) + "'";
+  };
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    profile_offset_.push_back(profile_.size());
+    const Step& step = steps_[i];
+    if (!step.region) {
+      const Node& n = graph_->nodes()[size_t(step.node)];
+      profile_.push_back(
+          {node_label(step.node, {}), "ref", std::string(op_name(n.op())), node_flops(*graph_, n)});
+      continue;
+    }
+    const passes::Region& region = exec_.partition.regions[size_t(step.region_index)];
+    const std::string where = region.delegate + "#" + std::to_string(step.region_index);
+    const auto inner = step.region->profile_steps();
+    if (inner.empty()) {
+      profile_.push_back(
+          {where + " (" + std::to_string(region.nodes.size()) + " nodes)", where, "region"});
+      for (uint32_t n : region.nodes)
+        profile_.back().flops += node_flops(*graph_, graph_->nodes()[n]);
+      continue;
+    }
+    for (const RegionStepInfo& st : inner) {
+      ProfileRow row{st.label, where, st.label};
+      if (st.node >= 0) {
+        const Node& n = graph_->nodes()[size_t(st.node)];
+        row.label = node_label(st.node, st.fused);
+        if (st.label != "reorder") {
+          row.op = op_name(n.op());
+          row.flops = node_flops(*graph_, n);
+        } else {
+          row.label = "reorder for " + row.label;
+        }
+      }
+      profile_.push_back(std::move(row));
+    }
+  }
 }
 
 Session::~Session() = default;
+
+void Session::set_profiling(bool on) {
+  // Turning it on starts a fresh profile; turning it off keeps the one gathered.
+  if (on && !profiling_) {
+    for (auto& row : profile_) row.total_ms = 0, row.runs = 0;
+  }
+  profiling_ = on;
+}
+
+std::vector<ProfileRow> Session::profile() const {
+  std::lock_guard lock(arenas_mutex_);
+  return profile_;
+}
 
 std::unique_ptr<Session::Arena> Session::take_arena() const {
   {
@@ -187,11 +247,21 @@ std::vector<NamedTensor> Session::run(std::span<const NamedView> inputs) const {
   }
 
   const auto operands = g.operands();
-  for (const Step& step : steps_) {
+  using clock = std::chrono::steady_clock;
+  std::vector<double> step_ms(profiling_ ? profile_.size() : 0, 0.0);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const Step& step = steps_[i];
     if (step.region) {
-      step.region->run(data);
+      if (profiling_) {
+        const size_t end = i + 1 < steps_.size() ? profile_offset_[i + 1] : profile_.size();
+        step.region->run_profiled(
+            data, std::span(step_ms).subspan(profile_offset_[i], end - profile_offset_[i]));
+      } else {
+        step.region->run(data);
+      }
       continue;
     }
+    const auto start = profiling_ ? clock::now() : clock::time_point{};
     const Node& node = g.nodes()[size_t(step.node)];
     auto& ins = arena->in_views;
     auto& outs = arena->out_views;
@@ -206,6 +276,17 @@ std::vector<NamedTensor> Session::run(std::span<const NamedView> inputs) const {
       outs.push_back({d.dtype, d.shape, const_cast<std::byte*>(data[out.index])});
     }
     kernels::run_node(node, ins, outs);
+    if (profiling_) {
+      step_ms[profile_offset_[i]] +=
+          std::chrono::duration<double, std::milli>(clock::now() - start).count();
+    }
+  }
+  if (profiling_) {
+    std::lock_guard lock(arenas_mutex_);
+    for (size_t k = 0; k < step_ms.size(); ++k) {
+      profile_[k].total_ms += step_ms[k];
+      ++profile_[k].runs;
+    }
   }
 
   // Outputs that are inputs or constants themselves are copied.

@@ -11,6 +11,7 @@
 
 #include "wnn/core/graph.h"
 #include "wnn/runtime/execution_plan.h"
+#include "wnn/runtime/profile.h"
 
 namespace wnn::runtime {
 
@@ -65,6 +66,12 @@ class Session {
   // checked). Returns the graph outputs in graph order.
   std::vector<NamedTensor> run(std::span<const NamedView> inputs) const;
 
+  // While on, run() times every step (reference node, delegate kernel or layout conversion)
+  // and profile() returns the accumulated times. For `wnn bench --profile`; off by default
+  // because the per-step clock reads cost a little.
+  void set_profiling(bool on);
+  std::vector<ProfileRow> profile() const;
+
  private:
   struct Arena;
   std::unique_ptr<Arena> take_arena() const;
@@ -78,6 +85,9 @@ class Session {
   BufferPlan plan_;
   mutable std::mutex arenas_mutex_;
   mutable std::vector<std::unique_ptr<Arena>> free_arenas_;
+  bool profiling_ = false;
+  std::vector<size_t> profile_offset_;  // per step: its first row in profile_
+  mutable std::vector<ProfileRow> profile_;
 };
 
 }  // namespace wnn::runtime

@@ -261,6 +261,20 @@ std::vector<Case> cases() {
   c.push_back({"transpose_default_reverses", [](CaseBuilder& k) {
                  return k.b().add1(OpKind::kTranspose, {k.input({3, 1, 5})});
                }});
+  c.push_back({"hard_sigmoid_after_conv", [](CaseBuilder& k) {
+                 const auto y =
+                     k.b().add1(OpKind::kConv2d, {k.input({1, 3, 5, 5}), k.constant({4, 3, 1, 1})});
+                 return k.b().add1(OpKind::kHardSigmoid, {y}, {{"alpha", 0.3}, {"beta", 0.4}});
+               }});
+  c.push_back(
+      {"slice_window_3d", [](CaseBuilder& k) {
+         return k.b().add1(OpKind::kSlice, {k.input({4, 5, 6}), Ints{1, 0, 2}, Ints{2, 5, 3}});
+       }});
+  c.push_back(
+      {"slice_after_tanh_strided_declined", [](CaseBuilder& k) {
+         const auto t = k.b().add1(OpKind::kTanh, {k.input({7, 4})});
+         return k.b().add1(OpKind::kSlice, {t, Ints{1, 1}, Ints{5, 3}}, {{"strides", Ints{2, 1}}});
+       }});
   c.push_back({"concat_axis1_with_constant", [](CaseBuilder& k) {
                  std::vector<OperandId> parts = {k.input({2, 3, 4}), k.constant({2, 1, 4}),
                                                  k.input({2, 5, 4})};

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "wnn/core/ops/conv.h"
-#include "wnn/runtime/onednn/region_builder.h"
+#include "wnn/runtime/onednn/epilogue.h"
 
 namespace wnn::runtime::onednn {
 
@@ -75,7 +75,7 @@ void define_conv(RegionBuilder& b, const Node& n) {
   const bool transposed = n.op() == OpKind::kConvTranspose2d;
   const OperandId input = *a.get_operand("input"), filter = *a.get_operand("filter");
   const auto bias = a.get_operand("bias");
-  const OperandId output = n.outputs[0];
+  const OperandId output = n.outputs[0];  // shape only: the epilogue's output is written
   const bool nhwc = a.get_enum("inputLayout") == "nhwc";
   const auto in = conv_input_geometry(g.desc(input).shape, a.get_enum("inputLayout"));
   const auto out = conv_input_geometry(g.desc(output).shape, a.get_enum("inputLayout"));
@@ -117,12 +117,19 @@ void define_conv(RegionBuilder& b, const Node& n) {
 
   dnnl::primitive prim;
   memory::desc src_desc, w_desc, dst_desc;
+  // Activations and adds after the conv run as its post-ops, in the logical NCHW dims.
+  ToLogical to_logical;
+  if (nhwc) to_logical = [](const memory::desc& d) { return d.permute_axes(kNhwcToNchw); };
+  Epilogue epilogue;
   if (!transposed) {
     const memory::dims pad_r = {pad[1], pad[3]};
     dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
                                       dnnl::algorithm::convolution_direct, src_any, w_any,
                                       bias_desc, dst_any, strides, dilates, pad_l, pad_r);
-    dnnl::convolution_forward::primitive_desc pd(d, b.engine());
+    auto [pd, e] = with_epilogue(b, n, to_logical, {}, [&](const dnnl::primitive_attr& attr) {
+      return dnnl::convolution_forward::primitive_desc(d, attr, b.engine());
+    });
+    epilogue = std::move(e);
     prim = dnnl::convolution_forward(pd);
     src_desc = pd.src_desc(), w_desc = pd.weights_desc(), dst_desc = pd.dst_desc();
   } else {
@@ -132,7 +139,10 @@ void define_conv(RegionBuilder& b, const Node& n) {
     dnnl::deconvolution_forward::desc d(dnnl::prop_kind::forward_inference,
                                         dnnl::algorithm::deconvolution_direct, src_any, w_any,
                                         bias_desc, dst_any, strides, dilates, pad_l, pad_r);
-    dnnl::deconvolution_forward::primitive_desc pd(d, b.engine());
+    auto [pd, e] = with_epilogue(b, n, to_logical, {}, [&](const dnnl::primitive_attr& attr) {
+      return dnnl::deconvolution_forward::primitive_desc(d, attr, b.engine());
+    });
+    epilogue = std::move(e);
     prim = dnnl::deconvolution_forward(pd);
     src_desc = pd.src_desc(), w_desc = pd.weights_desc(), dst_desc = pd.dst_desc();
   }
@@ -142,7 +152,9 @@ void define_conv(RegionBuilder& b, const Node& n) {
   if (nhwc) args[DNNL_ARG_SRC] = b.alias(args[DNNL_ARG_SRC], src_desc);
   args[DNNL_ARG_WEIGHTS] = b.convert(b.view(filter, wview), w_desc, true);
   if (bias) args[DNNL_ARG_BIAS] = b.get(*bias, bias_desc);
-  memory dst = b.define_output(output, nhwc ? dst_desc.permute_axes(kNchwToNhwc) : dst_desc);
+  memory dst =
+      b.define_output(epilogue.output, nhwc ? dst_desc.permute_axes(kNchwToNhwc) : dst_desc);
+  bind_epilogue(b, epilogue, dst, args);
   args[DNNL_ARG_DST] = nhwc ? b.alias(dst, dst_desc) : dst;
   b.add_step(prim, std::move(args));
 }

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "wnn/core/error.h"
-#include "wnn/runtime/onednn/region_builder.h"
+#include "wnn/runtime/onednn/epilogue.h"
 
 namespace wnn::runtime::onednn {
 
@@ -15,52 +15,8 @@ namespace {
 using dnnl::algorithm;
 using dnnl::memory;
 
-struct Eltwise {
-  algorithm algo;
-  float alpha = 0, beta = 0;
-};
-
-Eltwise eltwise_of(const Node& n) {
-  const auto& a = n.attrs;
-  switch (n.op()) {
-    case OpKind::kRelu:
-      return {algorithm::eltwise_relu};
-    case OpKind::kLeakyRelu:
-      return {algorithm::eltwise_relu, float(a.get_float("alpha"))};
-    case OpKind::kSigmoid:
-      return {algorithm::eltwise_logistic};
-    case OpKind::kTanh:
-      return {algorithm::eltwise_tanh};
-    case OpKind::kElu:
-      return {algorithm::eltwise_elu, float(a.get_float("alpha"))};
-    case OpKind::kGelu:
-      return {algorithm::eltwise_gelu_erf};
-    case OpKind::kHardSwish:
-      return {algorithm::eltwise_hardswish};
-    case OpKind::kClamp:
-      return {algorithm::eltwise_clip_v2, float(a.get_float("minValue")),
-              float(a.get_float("maxValue"))};
-    case OpKind::kAbs:
-      return {algorithm::eltwise_abs};
-    case OpKind::kSqrt:
-      return {algorithm::eltwise_sqrt};
-    case OpKind::kExp:
-      return {algorithm::eltwise_exp};
-    case OpKind::kLog:
-      return {algorithm::eltwise_log};
-    case OpKind::kNeg:
-      return {algorithm::eltwise_linear, -1.0f, 0.0f};
-    case OpKind::kLinear:
-      return {algorithm::eltwise_linear, float(a.get_float("alpha")), float(a.get_float("beta"))};
-    default:
-      break;
-  }
-  check_internal(false, "no oneDNN eltwise for {}", op_name(n.op()));
-  return {};
-}
-
 void define_eltwise(RegionBuilder& b, const Node& n) {
-  const Eltwise e = eltwise_of(n);
+  const Eltwise e = *eltwise_of(n);
   const memory::desc src = b.held_desc(n.inputs[0]);
   dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, e.algo, src, e.alpha, e.beta);
   dnnl::eltwise_forward::primitive_desc pd(d, b.engine());
@@ -70,36 +26,29 @@ void define_eltwise(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::eltwise_forward(pd), std::move(args));
 }
 
+// hardSigmoid = clamp(alpha * x + beta, 0, 1): oneDNN 2.6 has no such algorithm, so two
+// eltwise steps (linear, then clip) keep it inside the region.
+void define_hard_sigmoid(RegionBuilder& b, const Node& n) {
+  const memory::desc src = b.held_desc(n.inputs[0]);
+  const auto alpha = float(n.attrs.get_float("alpha")), beta = float(n.attrs.get_float("beta"));
+  dnnl::eltwise_forward::primitive_desc linear(
+      {dnnl::prop_kind::forward_inference, algorithm::eltwise_linear, src, alpha, beta},
+      b.engine());
+  dnnl::eltwise_forward::primitive_desc clip(
+      {dnnl::prop_kind::forward_inference, algorithm::eltwise_clip_v2, src, 0.0f, 1.0f},
+      b.engine());
+  memory tmp = b.allocate(linear.dst_desc());
+  b.add_step(dnnl::eltwise_forward(linear),
+             {{DNNL_ARG_SRC, b.get(n.inputs[0], src)}, {DNNL_ARG_DST, tmp}});
+  memory dst = b.define_output(n.outputs[0], clip.dst_desc());
+  b.add_step(dnnl::eltwise_forward(clip), {{DNNL_ARG_SRC, tmp}, {DNNL_ARG_DST, dst}});
+}
+
 Support eltwise_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
     return Support::no("rank above oneDNN's 12");
   return Support::yes();
-}
-
-algorithm binary_of(OpKind op) {
-  switch (op) {
-    case OpKind::kAdd:
-      return algorithm::binary_add;
-    case OpKind::kSub:
-      return algorithm::binary_sub;
-    case OpKind::kMul:
-      return algorithm::binary_mul;
-    case OpKind::kDiv:
-      return algorithm::binary_div;
-    case OpKind::kMax:
-      return algorithm::binary_max;
-    case OpKind::kMin:
-      return algorithm::binary_min;
-    default:
-      break;
-  }
-  check_internal(false, "no oneDNN binary for {}", op_name(op));
-  return {};
-}
-
-bool commutative(OpKind op) {
-  return op == OpKind::kAdd || op == OpKind::kMul || op == OpKind::kMax || op == OpKind::kMin;
 }
 
 Support binary_supports(const Graph& g, const Node& n) {
@@ -162,6 +111,7 @@ void register_elementwise(Table& t) {
     t[size_t(op)] = {binary_supports, define_binary};
   }
   t[size_t(OpKind::kSoftmax)] = {eltwise_supports, define_softmax};
+  t[size_t(OpKind::kHardSigmoid)] = {eltwise_supports, define_hard_sigmoid};
 }
 
 }  // namespace wnn::runtime::onednn

@@ -1,4 +1,4 @@
-// reshape, identity, transpose and concat as oneDNN reorders and concat: a transpose is a
+// reshape, identity, transpose, slice and concat as oneDNN reorders and concat: a transpose is a
 // reorder from a permuted view of the input into the row-major output.
 #include <fmt/format.h>
 
@@ -57,6 +57,28 @@ void define_concat(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::concat(pd), std::move(args));
 }
 
+// slice with unit strides: a reorder from a window (submemory) of the row-major input.
+Support slice_supports(const Graph& g, const Node& n) {
+  if (auto s = movement_supports(g, n); !s.ok) return s;
+  if (g.desc(n.inputs[0]).shape.empty()) return Support::no("a scalar slice");
+  if (element_count(g.desc(n.outputs[0]).shape) == 0) return Support::no("an empty slice");
+  for (int64_t st : n.attrs.get_ints("strides")) {
+    if (st != 1) return Support::no(fmt::format("stride {}: only unit strides are lowered", st));
+  }
+  return Support::yes();
+}
+
+void define_slice(RegionBuilder& b, const Node& n) {
+  const memory::desc in_plain = b.plain_desc(n.inputs[0]);
+  const auto starts = n.attrs.get_ints("starts");
+  const auto& out_shape = b.graph().desc(n.outputs[0]).shape;
+  const memory::dims sizes(out_shape.begin(), out_shape.end());
+  const memory::dims offsets(starts.begin(), starts.end());
+  memory src = b.alias(b.get(n.inputs[0], in_plain), in_plain.submemory_desc(sizes, offsets));
+  memory dst = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  b.add_step(dnnl::reorder(src, dst), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}});
+}
+
 Support concat_supports(const Graph& g, const Node& n) {
   if (auto s = movement_supports(g, n); !s.ok) return s;
   if (g.desc(n.outputs[0]).shape.empty()) return Support::no("a scalar concat");
@@ -70,6 +92,7 @@ void register_movement(Table& t) {
   t[size_t(OpKind::kIdentity)] = {movement_supports, define_copy};
   t[size_t(OpKind::kTranspose)] = {movement_supports, define_transpose};
   t[size_t(OpKind::kConcat)] = {concat_supports, define_concat};
+  t[size_t(OpKind::kSlice)] = {slice_supports, define_slice};
 }
 
 }  // namespace wnn::runtime::onednn

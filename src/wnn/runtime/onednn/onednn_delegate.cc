@@ -20,7 +20,9 @@ std::unique_ptr<CompiledRegion> OnednnDelegate::compile(const Graph& graph, cons
   try {
     RegionBuilder b(graph, region, dnnl::engine(dnnl::engine::kind::cpu, 0));
     for (uint32_t n : region.nodes) {
+      if (b.fused(n)) continue;  // runs as a post-op of the primitive before it
       const Node& node = graph.nodes()[n];
+      b.begin_node(n);
       with_error_context(fmt::format("{} '{}'", op_name(node.op()), graph.name_of(node.outputs[0])),
                          [&] { table()[size_t(node.op())].define(b, node); });
     }

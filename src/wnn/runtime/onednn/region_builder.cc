@@ -2,9 +2,11 @@
 
 #include <omp.h>
 
+#include <chrono>
 #include <mutex>
 
 #include "wnn/core/error.h"
+#include "wnn/runtime/onednn/epilogue.h"
 
 namespace wnn::runtime::onednn {
 
@@ -30,16 +32,39 @@ class OnednnRegion final : public CompiledRegion {
 
   void run(OperandData data) const override {
     std::lock_guard lock(mutex_);
+    bind(data);
+    for (const Step& s : steps_) s.prim.execute(stream_, s.args);
+    stream_.wait();
+  }
+
+  std::vector<RegionStepInfo> profile_steps() const override {
+    std::vector<RegionStepInfo> out;
+    for (const Step& s : steps_) out.push_back(s.info);
+    return out;
+  }
+
+  void run_profiled(OperandData data, std::span<double> step_ms) const override {
+    std::lock_guard lock(mutex_);
+    bind(data);
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      steps_[i].prim.execute(stream_, steps_[i].args);
+      stream_.wait();
+      step_ms[i] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+    }
+  }
+
+ private:
+  void bind(OperandData data) const {
     // OpenMP's team size is per calling thread: set it on each run.
     omp_set_num_threads(threads_);
     for (auto& [index, mem] : externals_) {
       mem.set_data_handle(const_cast<std::byte*>(data[index]));
     }
-    for (const Step& s : steps_) s.prim.execute(stream_, s.args);
-    stream_.wait();
   }
 
- private:
   std::vector<Buffer> owned_;  // intermediate and reordered-constant memory
   dnnl::engine engine_;
   mutable dnnl::stream stream_;
@@ -52,7 +77,18 @@ class OnednnRegion final : public CompiledRegion {
 }  // namespace
 
 RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::engine engine)
-    : graph_(graph), region_(region), engine_(std::move(engine)), compile_stream_(engine_) {}
+    : graph_(graph),
+      region_(region),
+      engine_(std::move(engine)),
+      compile_stream_(engine_),
+      epilogues_(plan_epilogues(graph, region)),
+      fused_(graph.nodes().size(), false) {}
+
+const std::vector<uint32_t>& RegionBuilder::epilogue_candidates(const Node& producer) const {
+  static const std::vector<uint32_t> kNone;
+  auto it = epilogues_.find(uint32_t(&producer - graph_.nodes().data()));
+  return it == epilogues_.end() ? kNone : it->second;
+}
 
 dnnl::memory::desc RegionBuilder::plain_desc(OperandId id) const {
   const auto& d = graph_.desc(id);
@@ -140,7 +176,8 @@ dnnl::memory RegionBuilder::allocate(const dnnl::memory::desc& d) {
 }
 
 void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args) {
-  steps_.push_back({std::move(p), std::move(args)});
+  const bool reorder = p.get_kind() == dnnl::primitive::kind::reorder;
+  steps_.push_back({std::move(p), std::move(args), {reorder ? "reorder" : "", current_node_, {}}});
 }
 
 std::unique_ptr<CompiledRegion> RegionBuilder::finish(int threads) {
@@ -151,7 +188,16 @@ std::unique_ptr<CompiledRegion> RegionBuilder::finish(int threads) {
     for (const auto& [index, ext] : externals_) bound |= index == out.index && ext.get() == m.get();
     if (bound) continue;
     dnnl::memory dst = external(out, plain_desc(out));
+    current_node_ = int64_t(graph_.operand(out).producer);
     add_step(dnnl::reorder(m, dst), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, dst}});
+  }
+  // Kernels name the nodes fused into them.
+  for (Step& st : steps_) {
+    if (st.info.label.empty() && st.info.node >= 0) {
+      for (uint32_t f : epilogue_candidates(graph_.nodes()[size_t(st.info.node)])) {
+        if (fused_[f]) st.info.fused.push_back(f);
+      }
+    }
   }
   return std::make_unique<OnednnRegion>(engine_, std::move(externals_), std::move(steps_),
                                         std::move(owned_), threads);

@@ -15,10 +15,14 @@
 
 namespace wnn::runtime::onednn {
 
+// Per producer node index: the chain of node indices that may run as its post-ops.
+using EpilogueCandidates = std::unordered_map<uint32_t, std::vector<uint32_t>>;
+
 // One primitive execution with its arguments.
 struct Step {
   dnnl::primitive prim;
   std::unordered_map<int, dnnl::memory> args;
+  RegionStepInfo info;  // for profiling
 };
 
 class RegionBuilder {
@@ -52,6 +56,14 @@ class RegionBuilder {
 
   std::unique_ptr<CompiledRegion> finish(int threads);
 
+  // Fusion (epilogue.h): the nodes that may run as post-ops of `producer`, and the nodes
+  // already fused into a primitive (the region compiler skips them).
+  const std::vector<uint32_t>& epilogue_candidates(const Node& producer) const;
+  void mark_fused(uint32_t node) { fused_[node] = true; }
+  // The node whose define step is running: steps added now are attributed to it.
+  void begin_node(uint32_t node) { current_node_ = node; }
+  bool fused(uint32_t node) const { return fused_[node]; }
+
  private:
   dnnl::memory held(OperandId id);
   dnnl::memory external(OperandId id, const dnnl::memory::desc& d);
@@ -63,6 +75,9 @@ class RegionBuilder {
   std::vector<std::pair<uint32_t, dnnl::memory>> externals_;  // bound to run data
   std::vector<Step> steps_;
   std::vector<Buffer> owned_;
+  EpilogueCandidates epilogues_;
+  std::vector<bool> fused_;
+  int64_t current_node_ = -1;
 };
 
 // The per-node define step, and the table of lowerings keyed by OpKind.

@@ -1,0 +1,79 @@
+// Fusion of elementwise nodes into the convolution or matmul before them, as oneDNN post-ops:
+// bias adds, activations and residual adds then run inside the producer's kernel while its
+// output is still in cache, instead of as separate passes over memory.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <functional>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "wnn/runtime/onednn/region_builder.h"
+
+namespace wnn::runtime::onednn {
+
+// A unary op as a oneDNN eltwise algorithm.
+struct Eltwise {
+  dnnl::algorithm algo;
+  float alpha = 0, beta = 0;
+};
+std::optional<Eltwise> eltwise_of(const Node& n);
+dnnl::algorithm binary_of(OpKind op);
+bool commutative(OpKind op);
+
+// Per producer node (conv2d, convTranspose2d, gemm, matmul) of a region: the chain of nodes
+// that may run as its post-ops. Each link is the only reader of the value before it, that value
+// is not a region output, and a binary link's other operand is available before the producer
+// runs (a constant, a region input, or computed by an earlier node of the region).
+EpilogueCandidates plan_epilogues(const Graph& graph, const Region& region);
+
+// Post-ops for the first `count` links of a producer's chain, for a primitive whose dst has
+// the logical dims `dst_dims`; `to_logical` maps a WebNN-layout desc into them (the NHWC
+// conv case), or is empty.
+// Maps a desc in WebNN's dims to the primitive's (a permutation for NHWC convs, a collapse of
+// batch dims for matmuls run as one GEMM); empty for the identity.
+using ToLogical = std::function<dnnl::memory::desc(const dnnl::memory::desc&)>;
+
+struct BinaryInput {
+  int arg = 0;                 // DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1
+  OperandId operand;           // the binary node's other operand
+  bool sum = false;            // a residual add run as the sum post-op (no arg)
+  bool as_held = false;        // read in its held layout (else row-major, rank-padded)
+  dnnl::memory::desc stored;   // its bytes in WebNN's dims
+  dnnl::memory::desc logical;  // the same bytes in the primitive's dims
+};
+struct Epilogue {
+  dnnl::primitive_attr attr;
+  OperandId output;  // the value the fused primitive writes
+  std::vector<BinaryInput> binary_inputs;
+};
+// `base` carries the producer's own post-ops (gemm's c) and scales; the chain's follow them.
+Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
+                       const ToLogical& to_logical, const dnnl::primitive_attr& base);
+// Binds the epilogue's binary operands into `args` and fills `dst_held` (the primitive's dst
+// as the region holds it) with a residual added by the sum post-op. Adds steps: call once the
+// primitive is final, right before adding its own step.
+void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_held,
+                   std::unordered_map<int, dnnl::memory>& args);
+
+// Creates the primitive descriptor `make(attr)` with the longest prefix of the producer's
+// chain that oneDNN accepts, marks those links fused, and returns it with its epilogue.
+template <typename Make>
+auto with_epilogue(RegionBuilder& b, const Node& producer, const ToLogical& to_logical,
+                   dnnl::primitive_attr base, Make make) {
+  const auto& chain = b.epilogue_candidates(producer);
+  for (size_t k = chain.size();; --k) {
+    try {
+      Epilogue e = make_epilogue(b, producer, k, to_logical, base);
+      auto pd = make(e.attr);
+      for (size_t i = 0; i < k; ++i) b.mark_fused(chain[i]);
+      return std::make_pair(std::move(pd), std::move(e));
+    } catch (const dnnl::error&) {
+      if (k == 0) throw;  // the unfused primitive itself: a real refusal
+    }
+  }
+}
+
+}  // namespace wnn::runtime::onednn
