@@ -58,8 +58,7 @@ bench: build
 bench-ort: build
 	/usr/bin/python3 bench/ort_compare.py $(BUILD) --runs 20 --warmup 5 --threads 2
 
-# Every suite of Debian's ONNX backend tests, with per-suite counts (node/ and
-# pytorch-converted/ are not yet at zero failures, so they are not part of `make test`).
+# Every suite of Debian's ONNX backend tests, with per-suite counts (`make test` runs them too).
 onnx-backend-test: build
 	@for s in node pytorch-converted pytorch-operator simple; do \
 	  echo "== $$s"; $(BUILD)/wnn onnx-test -q /usr/share/libonnx-testdata/data/$$s | tail -n 1; \
