@@ -4,30 +4,18 @@ Det, scatter reductions, GatherND batch_dims, RNN, LSTM peepholes, quantized ops
 non-default attributes, in the backend-test layout. Expected outputs come from plain numpy
 loops written here, independently of wnn. Re-runnable: python3 make_decomposition_models.py OUT
 """
-import os
 import sys
 
 import numpy as np
-from onnx import helper, mapping, numpy_helper, save
+
+import backend_case
+from onnx import helper
 
 rng = np.random.default_rng(11)
 
 
-def write_case(out, name, nodes, inputs, outputs, opset=18):
-    d = os.path.join(out, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    info = lambda n, v: helper.make_tensor_value_info(
-        n, mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(v.dtype)], v.shape)
-    graph = helper.make_graph(nodes, name, [info(n, v) for n, v in inputs],
-                              [info(n, v) for n, v in outputs])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    save(model, os.path.join(d, "model.onnx"))
-    for kind, values in (("input", inputs), ("output", outputs)):
-        for i, (n, v) in enumerate(values):
-            t = numpy_helper.from_array(v, n)
-            with open(os.path.join(d, "test_data_set_0", f"{kind}_{i}.pb"), "wb") as f:
-                f.write(t.SerializeToString())
+def write_case(out, name, nodes, inputs, outputs, inits=(), opset=18):
+    backend_case.write_case(out, name, nodes, inputs, outputs, inits, opset)
 
 
 def f32(a):

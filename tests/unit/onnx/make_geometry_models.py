@@ -4,13 +4,14 @@ GridSample, MaxPool indices, MaxUnpool, DFT, STFT, windows) with non-default att
 backend-test layout. Expected outputs come from PyTorch's own kernels (torch.nn.functional,
 torch.fft, torch.stft), independently of wnn. Re-runnable: python3 make_geometry_models.py OUT
 """
-import os
 import sys
 
 import numpy as np
+
+import backend_case
 import torch
 import torch.nn.functional as F
-from onnx import TensorProto, helper, numpy_helper, save
+from onnx import helper
 
 torch.manual_seed(3)
 rng = np.random.default_rng(11)
@@ -21,21 +22,7 @@ def rand(*shape):
 
 
 def write_case(out, name, nodes, inputs, outputs, inits=(), opset=17):
-    d = os.path.join(out, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    kind = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.int64): TensorProto.INT64}
-    g_in = [helper.make_tensor_value_info(n, kind[v.dtype], v.shape) for n, v in inputs]
-    g_out = [helper.make_tensor_value_info(n, kind[v.dtype], v.shape) for n, v in outputs]
-    graph = helper.make_graph(nodes, name, g_in, g_out,
-                              [numpy_helper.from_array(v, n) for n, v in inits])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
-    save(model, os.path.join(d, "model.onnx"))
-    for prefix, values in (("input", inputs), ("output", outputs)):
-        for i, (n, v) in enumerate(values):
-            t = numpy_helper.from_array(v, n)
-            with open(os.path.join(d, "test_data_set_0", f"{prefix}_{i}.pb"), "wb") as f:
-                f.write(t.SerializeToString())
+    backend_case.write_case(out, name, nodes, inputs, outputs, inits, opset)
 
 
 def np_(t):
