@@ -145,6 +145,18 @@ std::vector<Case> cases() {
              {{"windowDimensions", Ints{2, 3}}, {"dilations", Ints{2, 1}}, {"layout", "nhwc"}}));
     c.push_back(pool(p + "_global", op, {1, 5, 4, 6}, {}));
   }
+  // resample2d: upsampling and downsampling, by scales and by sizes, NCHW and NHWC axes.
+  c.push_back(pool("resample2d_linear_scales", OpKind::kResample2d, {1, 3, 5, 6},
+                   {{"mode", "linear"}, {"scales", std::vector<double>{2.0, 1.5}}}));
+  // 7 * 1.5 is not an integer: oneDNN would sample with 10/7, so it must decline.
+  c.push_back(pool("resample2d_linear_fractional_scale", OpKind::kResample2d, {1, 3, 5, 7},
+                   {{"mode", "linear"}, {"scales", std::vector<double>{2.0, 1.5}}}));
+  c.push_back(pool("resample2d_nearest_sizes_down", OpKind::kResample2d, {2, 2, 9, 8},
+                   {{"sizes", Ints{4, 5}}}));
+  c.push_back(pool("resample2d_linear_nhwc_sizes", OpKind::kResample2d, {1, 6, 5, 3},
+                   {{"mode", "linear"}, {"sizes", Ints{11, 3}}, {"axes", Ints{1, 2}}}));
+  c.push_back(pool("resample2d_nearest_scales_up", OpKind::kResample2d, {1, 2, 3, 4},
+                   {{"scales", std::vector<double>{3.0, 2.0}}}));
   auto unary = [](OpKind op, Named opts = {}) {
     return Case{std::string(op_name(op)), [=](CaseBuilder& k) {
                   return k.b().add1(op, {k.input({2, 3, 5})}, opts);

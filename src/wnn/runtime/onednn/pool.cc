@@ -2,6 +2,12 @@
 // padding from the divisor (pooling_avg_exclude_padding); ceil rounding and explicit output
 // sizes become a larger end padding, which both semantics treat alike: padding contributes
 // nothing. Windows that would lie wholly in padding are declined.
+//
+// resample2d on the resampling primitive: both sample at half-pixel centres,
+// src = (dst + 0.5) / scale - 0.5, with the scale WebNN gives (or out/in for sizes) passed as
+// oneDNN's factor (declined when a given scale is not the size ratio, which oneDNN uses
+// instead). Linear clamps the two taps to the input, as WebNN does; nearest takes
+// floor(src + 0.5) in both. Axes [2, 3] are NCHW as is; [1, 2] is NHWC seen as NCHW.
 #include <fmt/format.h>
 
 #include "wnn/core/ops/conv.h"
@@ -60,9 +66,67 @@ void define_pool(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::pooling_v2_forward(pd), std::move(args));
 }
 
+Support resample_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  const IntList axes = n.attrs.get_ints("axes");
+  if (axes != IntList{2, 3} && axes != IntList{1, 2}) {
+    return Support::no(
+        fmt::format("axes [{}, {}]: oneDNN resamples the trailing spatial axes", axes[0], axes[1]));
+  }
+  const Shape& in = g.desc(n.inputs[0]).shape;
+  if (element_count(in) == 0) return Support::no("an empty input");
+  // Measured: oneDNN 2.6 samples linear resampling with the size ratio out/in, not the
+  // factor given; WebNN uses the scale. They agree only when the ratio equals the scale.
+  if (!n.attrs.has("sizes")) {
+    const Shape& out = g.desc(n.outputs[0]).shape;
+    const FloatList scales = n.attrs.get_floats("scales");
+    for (size_t i = 0; i < 2; ++i) {
+      const size_t axis = size_t(axes[i]);
+      if (double(out[axis]) != double(in[axis]) * scales[i]) {
+        return Support::no(fmt::format(
+            "scale {} on axis {} is not output/input size ({}/{}): oneDNN samples with the ratio",
+            scales[i], axis, out[axis], in[axis]));
+      }
+    }
+  }
+  return Support::yes();
+}
+
+void define_resample(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  const IntList axes = n.attrs.get_ints("axes");
+  const bool nhwc = axes == IntList{1, 2};
+  const Shape& in = g.desc(n.inputs[0]).shape;
+  const Shape& out = g.desc(n.outputs[0]).shape;
+  std::vector<float> factors;
+  const FloatList scales = n.attrs.get_floats("scales");
+  for (size_t i = 0; i < 2; ++i) {
+    const size_t axis = size_t(axes[i]);
+    factors.push_back(n.attrs.has("sizes") ? float(double(out[axis]) / double(in[axis]))
+                                           : float(scales[i]));
+  }
+  const auto algo = n.attrs.get_enum("mode") == "linear" ? dnnl::algorithm::resampling_linear
+                                                         : dnnl::algorithm::resampling_nearest;
+  const OperandId input = n.inputs[0];
+  memory::desc src = b.held_desc(input);
+  if (nhwc) src = b.plain_desc(input).permute_axes({0, 2, 3, 1});
+  const memory::dims dst_dims = nhwc ? memory::dims{out[0], out[3], out[1], out[2]}
+                                     : memory::dims{out[0], out[1], out[2], out[3]};
+  const memory::desc dst_any(dst_dims, memory::data_type::f32, memory::format_tag::any);
+  dnnl::resampling_forward::desc d(dnnl::prop_kind::forward_inference, algo, factors, src, dst_any);
+  dnnl::resampling_forward::primitive_desc pd(d, b.engine());
+  std::unordered_map<int, memory> args;
+  args[DNNL_ARG_SRC] = nhwc ? b.view(input, src) : b.get(input, src);
+  const memory::desc dst = pd.dst_desc();
+  memory result = b.define_output(n.outputs[0], nhwc ? dst.permute_axes({0, 3, 1, 2}) : dst);
+  args[DNNL_ARG_DST] = nhwc ? b.alias(result, dst) : result;
+  b.add_step(dnnl::resampling_forward(pd), std::move(args));
+}
+
 }  // namespace
 
 void register_pool(Table& t) {
+  t[size_t(OpKind::kResample2d)] = {resample_supports, define_resample};
   t[size_t(OpKind::kAveragePool2d)] = {pool_supports, define_pool};
   t[size_t(OpKind::kMaxPool2d)] = {pool_supports, define_pool};
 }
