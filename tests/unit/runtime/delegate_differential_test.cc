@@ -145,6 +145,20 @@ std::vector<Case> cases() {
              {{"windowDimensions", Ints{2, 3}}, {"dilations", Ints{2, 1}}, {"layout", "nhwc"}}));
     c.push_back(pool(p + "_global", op, {1, 5, 4, 6}, {}));
   }
+  // instanceNormalization: with scale and bias, without, and NHWC (declined by oneDNN).
+  c.push_back(
+      Case{"instance_norm_scale_bias", [](CaseBuilder& k) {
+             return k.b().add1(
+                 OpKind::kInstanceNormalization, {k.input({2, 3, 5, 7})},
+                 {{"scale", k.constant({3})}, {"bias", k.constant({3})}, {"epsilon", 1e-3}});
+           }});
+  c.push_back(Case{"instance_norm_plain", [](CaseBuilder& k) {
+                     return k.b().add1(OpKind::kInstanceNormalization, {k.input({1, 4, 3, 1})});
+                   }});
+  c.push_back(Case{"instance_norm_nhwc", [](CaseBuilder& k) {
+                     return k.b().add1(OpKind::kInstanceNormalization, {k.input({1, 3, 4, 2})},
+                                       {{"bias", k.constant({2})}, {"layout", "nhwc"}});
+                   }});
   // resample2d: upsampling and downsampling, by scales and by sizes, NCHW and NHWC axes.
   c.push_back(pool("resample2d_linear_scales", OpKind::kResample2d, {1, 3, 5, 6},
                    {{"mode", "linear"}, {"scales", std::vector<double>{2.0, 1.5}}}));

@@ -1,6 +1,8 @@
 // batchNormalization (inference with the given statistics) and layerNormalization (over
 // trailing axes, read as a 2-D [outer, inner] view) on oneDNN's normalization primitives.
-// instanceNormalization has no oneDNN 2.6 primitive and stays on the reference kernels.
+// instanceNormalization has no oneDNN 2.6 primitive: in NCHW each (n, c) plane is a row of an
+// [N*C, H*W] view, normalized by layer normalization without scale or shift; the per-channel
+// scale and bias follow as in-place binary mul and add broadcast over [1, C, 1, 1].
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -100,9 +102,43 @@ void define_layer_norm(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::layer_normalization_forward(pd), std::move(args));
 }
 
+Support instance_norm_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  if (n.attrs.get_enum("layout") != "nchw") {
+    return Support::no("nhwc: a channel's plane is not a contiguous row for layer normalization");
+  }
+  if (element_count(g.desc(n.inputs[0]).shape) == 0) return Support::no("an empty input");
+  return Support::yes();
+}
+
+void define_instance_norm(RegionBuilder& b, const Node& n) {
+  const Shape& shape = b.graph().desc(n.inputs[0]).shape;
+  const int64_t batch = shape[0], channels = shape[1], plane = shape[2] * shape[3];
+  const auto f32 = memory::data_type::f32;
+  const memory::desc rows({batch * channels, plane}, f32, memory::format_tag::ab);
+  dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, rows,
+                                            float(n.attrs.get_float("epsilon")), flags::none);
+  dnnl::layer_normalization_forward::primitive_desc pd(d, b.engine());
+  memory out = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  b.add_step(dnnl::layer_normalization_forward(pd),
+             {{DNNL_ARG_SRC, b.view(n.inputs[0], rows)}, {DNNL_ARG_DST, b.alias(out, rows)}});
+  const memory::desc per_channel({1, channels, 1, 1}, f32, memory::format_tag::abcd);
+  for (const auto& [option, algo] : {std::pair{"scale", dnnl::algorithm::binary_mul},
+                                     std::pair{"bias", dnnl::algorithm::binary_add}}) {
+    const auto operand = n.attrs.get_operand(option);
+    if (!operand) continue;
+    dnnl::binary::primitive_desc bin(
+        dnnl::binary::desc(algo, out.get_desc(), per_channel, out.get_desc()), b.engine());
+    b.add_step(dnnl::binary(bin), {{DNNL_ARG_SRC_0, out},
+                                   {DNNL_ARG_SRC_1, b.view(*operand, per_channel)},
+                                   {DNNL_ARG_DST, out}});
+  }
+}
+
 }  // namespace
 
 void register_normalization(Table& t) {
+  t[size_t(OpKind::kInstanceNormalization)] = {instance_norm_supports, define_instance_norm};
   t[size_t(OpKind::kBatchNormalization)] = {batch_norm_supports, define_batch_norm};
   t[size_t(OpKind::kLayerNormalization)] = {layer_norm_supports, define_layer_norm};
 }
