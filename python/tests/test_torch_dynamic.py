@@ -34,6 +34,18 @@ class Gated(torch.nn.Module):
         return (self.proj(x) * torch.sigmoid(gate)).sum(dim=1, keepdim=True) - x.mean(1, True)
 
 
+class ConvNet(torch.nn.Module):
+    """Convolution, batch norm with non-trivial statistics and a global mean: no size literal."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1, stride=2)
+        self.bn = torch.nn.BatchNorm2d(4)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(x))).mean(dim=(2, 3))
+
+
 class BakedReshape(torch.nn.Module):
     def forward(self, x):
         return x.reshape(x.shape[0], 2, 3).sum(1)  # the traced batch size becomes a literal
@@ -92,6 +104,26 @@ class DynamicExportTest(unittest.TestCase):
         with self.assertRaises(wnn.Error) as cm:
             s.run({"x": x.numpy(), "gate": np.zeros((3, 5), np.float32)})
         self.assertIn("dynamic dim 'n'", str(cm.exception))
+
+    def test_conv_net_with_dynamic_batch_and_height(self):
+        m = randomize(ConvNet(), 4)
+        with torch.no_grad():
+            m.bn.running_mean.uniform_(-1, 1)
+            m.bn.running_var.uniform_(0.5, 2)
+        wnn.torch.export(m, (torch.randn(2, 3, 9, 7),), self.path,
+                         dynamic_dims={"x": {0: ("batch", 4), 2: ("height", 11)}})
+        s = wnn.Session(self.path + ".webnn", backend="ref")
+        for shape in ((1, 3, 11, 7), (3, 3, 5, 7), (4, 3, 8, 7)):
+            x = torch.randn(shape) * 1.5 - 0.2
+            np.testing.assert_allclose(s.run({"x": x.numpy()})["output"], m(x).detach().numpy(),
+                                       rtol=1e-4, atol=1e-5)
+
+    def test_linear_on_rank_3_flattens_to_a_literal_and_is_refused(self):
+        # make_fx decomposes linear on [B, T, F] into view([B*T, F]) -> addmm -> view.
+        with self.assertRaises(wnn.Error) as cm:
+            wnn.torch.export(Mlp(), (torch.randn(2, 4, 6),), self.path,
+                             dynamic_dims={"x": {1: ("seq", 6)}})
+        self.assertIn("[12, 6]", str(cm.exception))
 
     def test_reshape_baking_the_size_is_refused_with_op_and_source_line(self):
         with self.assertRaises(wnn.Error) as cm:
