@@ -5,15 +5,19 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "ndarray.h"
+#include "onnx_bindings.h"
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
 #include "wnn/format/graph_file.h"
 #include "wnn/format/model.h"
+#include "wnn/format/resolve_dims.h"
 #include "wnn/runtime/session.h"
 
 namespace wnn::python {
@@ -57,9 +61,30 @@ class PyGraphBuilder {
  public:
   PyGraphBuilder() : graph_(std::make_shared<Graph>()), builder_(*graph_) {}
 
-  PyOperand input(std::string name, std::vector<int64_t> shape, const py::object& dtype) {
+  // `dynamic_dims`: one entry per dim, None or (name, max); a dynamic dim's static size in
+  // `shape` must be its max (the file format's rule).
+  PyOperand input(std::string name, std::vector<int64_t> shape, const py::object& dtype,
+                  const std::optional<std::vector<std::optional<std::pair<std::string, int64_t>>>>&
+                      dynamic_dims) {
     const DataType t = dtype.is_none() ? DataType::kFloat32 : parse_dtype_arg(dtype);
-    return wrap(builder_.input(std::move(name), {t, std::move(shape)}));
+    std::vector<std::optional<DynamicDim>> dyn;
+    if (dynamic_dims) {
+      check(dynamic_dims->size() == shape.size(),
+            "input '{}': dynamic_dims has {} entries for a rank-{} shape", name,
+            dynamic_dims->size(), shape.size());
+      for (size_t i = 0; i < shape.size(); ++i) {
+        const auto& d = (*dynamic_dims)[i];
+        if (!d) {
+          dyn.emplace_back();
+          continue;
+        }
+        check(d->second == shape[i],
+              "input '{}': dynamic dim '{}' (dim {}) has max {} but the shape says {}", name,
+              d->first, i, d->second, shape[i]);
+        dyn.push_back(DynamicDim{d->first, d->second});
+      }
+    }
+    return wrap(builder_.input(std::move(name), {t, std::move(shape)}, std::move(dyn)));
   }
 
   // A constant holding a copy of `data`: stored as weights under `key` (default: its name),
@@ -185,13 +210,18 @@ class PySession {
     } else {
       graph = load(py::str(source).cast<std::string>(), std::nullopt);
     }
-    runtime::SessionOptions options;
-    options.backend = backend;
-    options.threads = threads;
-    session_ = std::make_unique<runtime::Session>(std::move(graph), options);
+    options_.backend = backend;
+    options_.threads = threads;
+    if (graph->has_dynamic_inputs()) {
+      // Compiled per set of actual sizes, on first use (see session_for).
+      dynamic_graph_ = std::move(graph);
+    } else {
+      session_ = std::make_shared<runtime::Session>(std::move(graph), options_);
+    }
   }
 
-  const Graph& graph() const { return session_->graph(); }
+  // The graph as loaded: for a graph with dynamic dims, its inputs keep them (at max).
+  const Graph& graph() const { return dynamic_graph_ ? *dynamic_graph_ : session_->graph(); }
 
   py::dict run(const py::dict& feeds) const {
     const Graph& g = graph();
@@ -220,7 +250,7 @@ class PySession {
     std::vector<runtime::NamedTensor> results;
     {
       py::gil_scoped_release release;
-      results = session_->run(views);
+      results = session_for(views)->run(views);
     }
     py::dict out;
     for (const auto& r : results) out[py::str(r.name)] = array_from_tensor(r.tensor);
@@ -233,7 +263,44 @@ class PySession {
     if (kind == 'f' && (a.itemsize() == 4 || a.itemsize() == 2)) return wnn_dtype(a.dtype());
     return std::nullopt;
   }
-  std::unique_ptr<runtime::Session> session_;
+  // The session for the sizes the feeds give the dynamic dims: the graph is resolved to them
+  // (shapes inferred again) and compiled once per distinct set of sizes.
+  std::shared_ptr<runtime::Session> session_for(std::span<const runtime::NamedView> feeds) const {
+    if (!dynamic_graph_) return session_;
+    std::map<std::string, int64_t> sizes;
+    for (const auto& in : dynamic_graph_->inputs()) {
+      const std::string& name = dynamic_graph_->name_of(in.id);
+      const auto feed = std::find_if(feeds.begin(), feeds.end(),
+                                     [&](const runtime::NamedView& v) { return v.name == name; });
+      if (feed == feeds.end()) continue;  // the run reports the missing input
+      check(feed->view.shape.size() == dynamic_graph_->desc(in.id).shape.size(),
+            "input '{}' has rank {}, the graph expects {}", name, feed->view.shape.size(),
+            dynamic_graph_->desc(in.id).shape.size());
+      for (size_t i = 0; i < in.dynamic_dims.size(); ++i) {
+        if (!in.dynamic_dims[i]) continue;
+        const std::string& dim = in.dynamic_dims[i]->name;
+        const int64_t size = feed->view.shape[i];
+        const auto [it, fresh] = sizes.emplace(dim, size);
+        check(fresh || it->second == size,
+              "dynamic dim '{}' is {} in input '{}' but {} in an earlier input", dim, size, name,
+              it->second);
+      }
+    }
+    std::lock_guard lock(sessions_mutex_);
+    auto& session = sessions_[sizes];
+    if (!session) {
+      session = std::make_shared<runtime::Session>(
+          std::make_shared<const Graph>(format::resolve_dynamic_dims(*dynamic_graph_, sizes)),
+          options_);
+    }
+    return session;
+  }
+
+  runtime::SessionOptions options_;
+  std::shared_ptr<runtime::Session> session_;   // static graphs
+  std::shared_ptr<const Graph> dynamic_graph_;  // graphs with dynamic input dims
+  mutable std::mutex sessions_mutex_;
+  mutable std::map<std::map<std::string, int64_t>, std::shared_ptr<runtime::Session>> sessions_;
 };
 
 py::dict operand_info(const Graph& g, OperandId id) {
@@ -241,6 +308,21 @@ py::dict operand_info(const Graph& g, OperandId id) {
   d["name"] = g.name_of(id);
   d["dtype"] = std::string(dtype_name(g.desc(id).dtype));
   d["shape"] = g.desc(id).shape;
+  return d;
+}
+
+// An input's info plus `dynamic_dims`: one entry per dim, None or (name, max).
+py::dict input_info(const Graph& g, const InputInfo& in) {
+  py::dict d = operand_info(g, in.id);
+  py::list dyn;
+  for (size_t i = 0; i < g.desc(in.id).shape.size(); ++i) {
+    if (i < in.dynamic_dims.size() && in.dynamic_dims[i]) {
+      dyn.append(py::make_tuple(in.dynamic_dims[i]->name, in.dynamic_dims[i]->max));
+    } else {
+      dyn.append(py::none());
+    }
+  }
+  d["dynamic_dims"] = dyn;
   return d;
 }
 
@@ -252,6 +334,7 @@ PYBIND11_MODULE(_wnn, m) {
   using namespace wnn::python;
   m.doc() = "wnn: WebNN graphs, their files and a CPU runtime (C++ core bindings)";
   py::register_exception<wnn::Error>(m, "Error", PyExc_RuntimeError);
+  bind_onnx(m);
 
   py::class_<PyOperand>(m, "Operand")
       .def_property_readonly("name", [](const PyOperand& o) { return o.graph->name_of(o.id); })
@@ -271,7 +354,7 @@ PYBIND11_MODULE(_wnn, m) {
       .def_property_readonly("inputs",
                              [](const Graph& g) {
                                py::list l;
-                               for (const auto& in : g.inputs()) l.append(operand_info(g, in.id));
+                               for (const auto& in : g.inputs()) l.append(input_info(g, in));
                                return l;
                              })
       .def_property_readonly("outputs",
@@ -292,7 +375,9 @@ PYBIND11_MODULE(_wnn, m) {
   py::class_<PyGraphBuilder>(m, "GraphBuilder")
       .def(py::init<>())
       .def("input", &PyGraphBuilder::input, py::arg("name"), py::arg("shape"),
-           py::arg("dtype") = py::none())
+           py::arg("dtype") = py::none(), py::arg("dynamic_dims") = py::none(),
+           "An input; dynamic_dims gives one entry per dim: None or (name, max), written as "
+           "dyn(name, max)")
       .def("constant", &PyGraphBuilder::constant, py::arg("name"), py::arg("data"),
            py::arg("key") = py::none(), py::arg("inline") = false,
            "A constant holding a copy of `data`: weights stored under `key` (default: name), "
@@ -334,6 +419,8 @@ PYBIND11_MODULE(_wnn, m) {
                              [](const PySession& s) { return input_names(s.graph()); })
       .def_property_readonly("output_names",
                              [](const PySession& s) { return output_names(s.graph()); })
+      .def_property_readonly("graph",
+                             [](const PySession& s) { return std::make_shared<Graph>(s.graph()); })
       .def("run", &PySession::run, py::arg("inputs"),
            "run({name: ndarray}) -> {name: ndarray}, outputs in graph order");
 }

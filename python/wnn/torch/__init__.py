@@ -15,7 +15,7 @@ import torch
 
 import wnn
 
-from . import _ops_elementwise, _ops_nn, _ops_shape  # noqa: F401  (fill MAPPING)
+from . import _dynamic, _ops_elementwise, _ops_nn, _ops_shape  # noqa: F401  (fill MAPPING)
 from ._context import GETITEM, ConversionError, Context, meta_of, wnn_dtype
 from ._registry import MAPPING, is_random
 from ._trace import source_line, trace
@@ -73,12 +73,31 @@ def _numpy(t):
 
 
 def to_graph(module, example_inputs, *, dynamic_dims=None):
-    """Traces and converts `module`; returns the wnn.GraphBuilder holding the graph."""
-    if dynamic_dims:
-        raise wnn.Error("dynamic_dims are not supported yet: export with static example shapes")
+    """Traces and converts `module`; returns the wnn.GraphBuilder holding the graph.
+
+    `dynamic_dims` ({input name or position: {dim: (name, max)}}) makes those input dims
+    bounded dynamic dims, dyn(name, max): the module is traced at the max, and again at another
+    size to prove the graph does not depend on it (see _dynamic.py)."""
     example_inputs = tuple(example_inputs)
-    traced = trace(module, example_inputs, set(MAPPING))
     names = _input_names(module, len(example_inputs))
+    if not dynamic_dims:
+        return _convert_traced(module, example_inputs, names, None)[0]
+    spec = _dynamic.normalize(dynamic_dims, names, example_inputs)
+    at_max = _dynamic.resize(example_inputs, spec, lambda name, m: m)
+    other = _dynamic.resize(example_inputs, spec, lambda name, m: _dynamic.check_size(m))
+    sizes = ", ".join(sorted({f"{b[0]}={b[1]} and {_dynamic.check_size(b[1])}"
+                              for dims in spec for b in dims if b}))
+    builder, traced = _convert_traced(module, at_max, names, spec)
+    other_builder, other_traced = _convert_traced(module, other, names, None)
+    _dynamic.compare_traces(traced, other_traced, f"traced at {sizes}")
+    _dynamic.compare_graphs(builder.graph.to_text(), other_builder.graph.to_text(),
+                            f"traced at {sizes}")
+    return builder
+
+
+def _convert_traced(module, example_inputs, names, dynamic_spec):
+    """Traces at the example shapes and converts; returns (builder, traced)."""
+    traced = trace(module, example_inputs, set(MAPPING))
     builder = wnn.GraphBuilder()
     ctx = Context(builder)
     ctx.traced = traced
@@ -95,7 +114,9 @@ def to_graph(module, example_inputs, *, dynamic_dims=None):
                 role, what = traced.roles[node.name]
                 if role == "input":
                     t = example_inputs[what]
-                    ctx.values[node] = builder.input(names[what], list(t.shape), wnn_dtype(t.dtype))
+                    dyn = dynamic_spec[what] if dynamic_spec else None
+                    ctx.values[node] = builder.input(names[what], list(t.shape), wnn_dtype(t.dtype),
+                                                     dynamic_dims=dyn if dyn and any(dyn) else None)
                 elif node.users:  # weights the forward never reads are not stored
                     ctx.values[node] = _weight(ctx, module, traced, what)
             elif node.op == "get_attr":
@@ -120,7 +141,7 @@ def to_graph(module, example_inputs, *, dynamic_dims=None):
                              f"internal error in the converter: {type(e).__name__}: {e}"))
     if problems:
         raise ExportError(problems)
-    return builder
+    return builder, traced
 
 
 def _node_args(node):
