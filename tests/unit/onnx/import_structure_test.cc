@@ -4,6 +4,7 @@
 #include "wnn/core/builder.h"
 
 #include <set>
+#include <tuple>
 
 #include "wnn/onnx/import.h"
 #include "wnn/onnx/names.h"
@@ -249,6 +250,48 @@ TEST(ImportFolding, ShapeArithmeticFoldsToAConstantReshape) {
                  {"y"}, {int64_init("minus1", {-1})});
   ImportResult r = import_model(m, "");
   EXPECT_EQ(r.graph.desc(*r.graph.find("y")).shape, (Shape{2, 12}));
+}
+
+TensorProto scalar_init(std::string name, OnnxType type, float v) {
+  TensorProto t;
+  t.name = std::move(name);
+  t.data_type = int32_t(type);
+  if (type == OnnxType::kFloat)
+    t.float_data = {v};
+  else
+    t.int32_data = {int32_t(v)};
+  return t;
+}
+
+TEST(ImportDropout, TrainingModeWithAKnownZeroRatioIsTheIdentity) {
+  // Dropout(x, ratio, training_mode) with its mask output; only the ratio varies.
+  auto make = [](std::vector<TensorProto> inits, std::vector<std::string> in) {
+    inits.push_back(scalar_init("train", OnnxType::kBool, 1));
+    in.insert(in.begin(), "x");
+    in.push_back("train");
+    return model(13, {tensor_input("x", {dim(2), dim(3)})}, {node("Dropout", in, {"y", "mask"})},
+                 {"y", "mask"}, std::move(inits));
+  };
+  ImportResult r = import_model(make({scalar_init("ratio", OnnxType::kFloat, 0)}, {"ratio"}), "");
+  EXPECT_EQ(r.graph.desc(*r.graph.find("y")).shape, (Shape{2, 3}));
+  const OperandDesc mask = r.graph.desc(*r.graph.find("mask"));
+  EXPECT_EQ(mask.shape, (Shape{2, 3}));
+  EXPECT_EQ(mask.dtype, DataType::kUint8);
+
+  // A nonzero ratio, given or the default 0.5, drops at random: not expressible.
+  for (auto [inits, in, ratio] :
+       {std::tuple{std::vector<TensorProto>{scalar_init("ratio", OnnxType::kFloat, 0.25f)},
+                   std::vector<std::string>{"ratio"}, "ratio 0.25"},
+        std::tuple{std::vector<TensorProto>{}, std::vector<std::string>{""}, "ratio 0.5"}}) {
+    try {
+      import_model(make(inits, in), "");
+      ADD_FAILURE() << "no error for " << ratio;
+    } catch (const UnsupportedModelError& e) {
+      ASSERT_EQ(e.nodes().size(), 1u) << e.what();
+      EXPECT_EQ(e.nodes()[0].category, "training");
+      EXPECT_NE(e.nodes()[0].reason.find(ratio), std::string::npos) << e.nodes()[0].reason;
+    }
+  }
 }
 
 TEST(ImportRegistry, DispatchHonoursOpsetRanges) {

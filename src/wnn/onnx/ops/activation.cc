@@ -182,10 +182,19 @@ void identity(ConvertContext& c) {
 }
 
 void dropout(ConvertContext& c) {
-  // Inference: the output is the input; training_mode must be a known false.
+  // Inference: the output is the input. training_mode=true is random unless the ratio is a
+  // known 0, where nothing is dropped and the scale 1/(1-0) is 1: torchvision's swin_t exports
+  // its attention dropout that way whatever the module's mode.
   if (c.opset() >= 12 && c.has_input(2)) {
     auto mode = c.known_ints(2, "training_mode");
-    if (!mode.empty() && mode[0] != 0) c.inexpressible("training", "training_mode=true");
+    if (!mode.empty() && mode[0] != 0) {
+      const std::vector<double> ratio =
+          c.has_input(1) ? c.known_floats(1, "ratio") : std::vector<double>{0.5};
+      if (ratio.empty() || ratio[0] != 0.0) {
+        c.inexpressible("training", "training_mode=true with ratio {}",
+                        ratio.empty() ? 0.5 : ratio[0]);
+      }
+    }
   }
   if (c.opset() < 7 && c.attr_int("is_test", 0) == 0) c.inexpressible("training", "is_test=0");
   identity(c);
