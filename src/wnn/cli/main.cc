@@ -100,7 +100,9 @@ namespace {
 // oneDNN's OpenMP threads spin after each region by default; on 2 cores they starve the
 // reference kernels and XNNPACK's pool running in between (measured 20x slower, see
 // docs/delegates.md). libgomp reads OMP_WAIT_POLICY once, when it loads, before main: so when
-// the user has not chosen a policy, set PASSIVE and re-execute once.
+// the user has not chosen a policy, set PASSIVE and re-execute once. A bounded spin
+// (GOMP_SPINCOUNT, honoured alongside PASSIVE) wins on an idle machine but loses 1.5-20x on a
+// shared one, so it stays opt-in: docs/benchmarks.md, "Thread waiting".
 void prefer_passive_openmp_waiting(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
   setenv("OMP_WAIT_POLICY", "PASSIVE", 1);

@@ -11,31 +11,15 @@
 #include "wnn/core/error.h"
 #include "wnn/kernels/float_values.h"
 #include "wnn/kernels/kernel.h"
+#include "wnn/kernels/recurrent_activation.h"
+#include "wnn/kernels/recurrent_float32.h"
 
 namespace wnn::kernels {
 
 namespace {
 
-enum class Activation { kRelu, kSigmoid, kTanh };
-
-Activation parse_activation(const std::string& name) {
-  if (name == "relu") return Activation::kRelu;
-  if (name == "sigmoid") return Activation::kSigmoid;
-  check(name == "tanh", "unknown recurrent activation '{}'", name);
-  return Activation::kTanh;
-}
-
-double apply(Activation act, double x) {
-  switch (act) {
-    case Activation::kRelu:
-      return x > 0 ? x : 0.0;
-    case Activation::kSigmoid:
-      return 1.0 / (1.0 + std::exp(-x));
-    case Activation::kTanh:
-      return std::tanh(x);
-  }
-  return x;
-}
+using Activation = RecurrentActivation;
+constexpr auto parse_activation = parse_recurrent_activation;
 
 double dot(const double* a, const double* b, int64_t n) {
   double s = 0;
@@ -262,10 +246,12 @@ void recurrent_sequence(const KernelArgs& args, bool is_lstm) {
 void recurrent(const KernelArgs& a) {
   switch (a.attrs().op()) {
     case OpKind::kGru:
+      if (recurrent_float32(a, false)) return;
       return recurrent_sequence(a, false);
     case OpKind::kGruCell:
       return gru_cell(a);
     case OpKind::kLstm:
+      if (recurrent_float32(a, true)) return;
       return recurrent_sequence(a, true);
     case OpKind::kLstmCell:
       return lstm_cell(a);

@@ -139,6 +139,84 @@ TEST(Recurrent, LstmCellWithPeepholesAndNonDefaultActivations) {
   expect_near_all(result.values[1], ec, 1e-6, "cell");
 }
 
+// The float32 sequence path (recurrent_float32.cc: batched input projections, transposed
+// weights) against the cell kernels stepped by hand (the double-precision decomposition), with
+// the options the torch fixtures cannot produce: gru with resetAfter false, rzn and
+// [relu, sigmoid] over both directions; lstm with peepholes, iofg and [tanh, relu, sigmoid]
+// running backward. Steps and batch are odd so no loop runs a whole number of vectors.
+std::vector<double> slice(const std::vector<double>& v, int64_t offset, int64_t n) {
+  return {v.begin() + offset, v.begin() + offset + n};
+}
+
+TEST(Recurrent, Float32SequencesMatchSteppedCellsWithNonDefaultOptions) {
+  const int64_t T = 3, B = 3, I = 5, H = 4;
+  for (const bool lstm : {false, true}) {
+    SCOPED_TRACE(lstm ? "lstm" : "gru");
+    const int64_t G = lstm ? 4 : 3, nd = lstm ? 1 : 2;
+    const auto xv = pattern(T * B * I, 21), wv = pattern(nd * G * H * I, 22);
+    const auto rv = pattern(nd * G * H * H, 23), bv = pattern(nd * G * H, 24);
+    const auto rbv = pattern(nd * G * H, 25), hv = pattern(nd * B * H, 26);
+    const auto cv = pattern(nd * B * H, 27), pv = pattern(nd * 3 * H, 28);
+    const RawValue::List acts =
+        lstm ? RawValue::List{RawValue::Name{"tanh"}, RawValue::Name{"relu"},
+                              RawValue::Name{"sigmoid"}}
+             : RawValue::List{RawValue::Name{"relu"}, RawValue::Name{"sigmoid"}};
+    NodeRunner run;
+    std::vector<std::pair<std::string, RawValue>> named = {
+        {"bias", run.input("b", {nd, G * H}, bv)},
+        {"recurrentBias", run.input("rb", {nd, G * H}, rbv)},
+        {"initialHiddenState", run.input("h0", {nd, B, H}, hv)},
+        {"returnSequence", true},
+        {"direction", lstm ? "backward" : "both"},
+        {"layout", lstm ? "iofg" : "rzn"},
+        {"activations", acts}};
+    if (lstm) {
+      named.push_back({"initialCellState", run.input("c0", {nd, B, H}, cv)});
+      named.push_back({"peepholeWeight", run.input("p", {nd, 3 * H}, pv)});
+    } else {
+      named.push_back({"resetAfter", false});
+    }
+    const auto seq = run.run(recurrent, lstm ? OpKind::kLstm : OpKind::kGru,
+                             {run.input("x", {T, B, I}, xv), run.input("w", {nd, G * H, I}, wv),
+                              run.input("r", {nd, G * H, H}, rv), T, H},
+                             named);
+    for (int64_t dir = 0; dir < nd; ++dir) {
+      std::vector<double> h = slice(hv, dir * B * H, B * H), c = slice(cv, dir * B * H, B * H);
+      const bool backward = lstm || dir == 1;
+      for (int64_t step = 0; step < T; ++step) {
+        const int64_t t = backward ? T - 1 - step : step;
+        NodeRunner cell;
+        std::vector<RawValue> pos = {
+            cell.input("x", {B, I}, slice(xv, t * B * I, B * I)),
+            cell.input("w", {G * H, I}, slice(wv, dir * G * H * I, G * H * I)),
+            cell.input("r", {G * H, H}, slice(rv, dir * G * H * H, G * H * H)),
+            cell.input("h", {B, H}, h)};
+        std::vector<std::pair<std::string, RawValue>> opts = {
+            {"bias", cell.input("b", {G * H}, slice(bv, dir * G * H, G * H))},
+            {"recurrentBias", cell.input("rb", {G * H}, slice(rbv, dir * G * H, G * H))},
+            {"layout", lstm ? "iofg" : "rzn"},
+            {"activations", acts}};
+        if (lstm) {
+          pos.push_back(cell.input("c", {B, H}, c));
+          opts.push_back(
+              {"peepholeWeight", cell.input("p", {3 * H}, slice(pv, dir * 3 * H, 3 * H))});
+        } else {
+          opts.push_back({"resetAfter", false});
+        }
+        pos.push_back(H);
+        const auto out =
+            cell.run(recurrent, lstm ? OpKind::kLstmCell : OpKind::kGruCell, pos, opts);
+        h = out.values[0];
+        if (lstm) c = out.values[1];
+        expect_near_all(slice(seq.values.back(), (t * nd + dir) * B * H, B * H), h, 1e-5,
+                        "sequence");
+      }
+      expect_near_all(slice(seq.values[0], dir * B * H, B * H), h, 1e-5, "hidden");
+      if (lstm) expect_near_all(slice(seq.values[1], dir * B * H, B * H), c, 1e-5, "cell");
+    }
+  }
+}
+
 // gru without returnSequence has exactly one output; zero steps of state are the default.
 TEST(Recurrent, GruWithoutSequenceReturnsOnlyHidden) {
   NodeRunner run;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "onednn_compare.h"
 #include "seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/passes/fuse_gelu.h"
@@ -13,51 +14,11 @@
 namespace wnn::runtime {
 namespace {
 
+using testing::expect_same_as_reference;
+using testing::has_label;
+using testing::kernel_labels;
 using testing::seeded;
-
-std::vector<float> values(const NamedTensor& t) {
-  const float* p = t.tensor.view().as<float>();
-  return {p, p + t.tensor.size()};
-}
-
-// Runs `g` on the reference kernels and on oneDNN (1 and 2 threads) and compares every output.
-void expect_same_as_reference(const std::shared_ptr<const Graph>& g,
-                              const std::vector<NamedView>& in) {
-  const auto want = Session(g, {"ref", 1}).run(in);
-  for (int threads : {1, 2}) {
-    const Session s(g, {"onednn", threads, true, false});
-    const auto got = s.run(in);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t o = 0; o < got.size(); ++o) {
-      const auto a = values(got[o]), r = values(want[o]);
-      ASSERT_EQ(a.size(), r.size());
-      for (size_t i = 0; i < a.size(); ++i) {
-        ASSERT_NEAR(a[i], r[i], 1e-4 + 1e-4 * std::abs(r[i])) << "output " << o << " at " << i;
-      }
-    }
-  }
-}
-
-// The labels of the profiled kernels, e.g. "conv2d+add+relu 'y'".
-std::vector<std::string> kernel_labels(const std::shared_ptr<const Graph>& g,
-                                       const std::vector<NamedView>& in) {
-  Session s(g, {"onednn", 1, true, false});
-  s.set_profiling(true);
-  s.run(in);
-  std::vector<std::string> labels;
-  for (const auto& row : s.profile()) {
-    EXPECT_EQ(row.runs, 1) << row.label;
-    labels.push_back(row.label);
-  }
-  return labels;
-}
-
-bool has_label(const std::vector<std::string>& labels, std::string_view prefix) {
-  for (const auto& l : labels) {
-    if (l.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
+using testing::values;
 
 // A residual block in both layouts: conv -> per-channel add -> clamp, a second conv whose
 // result is added to the block input (residual), then relu.
