@@ -81,6 +81,7 @@ int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
   ConvertProgress progress(!json && !quiet && ::isatty(2) != 0);
   onnx::ImportOptions with_progress = options;
   with_progress.on_node = [&](size_t done, size_t total) { progress.nodes(done, total); };
+  with_progress.keep_misaligned_weights = true;  // only written out: stream them from the file
   onnx::ImportResult r = onnx::import_model(in, with_progress);
   for (const auto& w : r.warnings) std::fprintf(stderr, "wnn: warning: %s\n", w.c_str());
   fs::create_directories(*out);

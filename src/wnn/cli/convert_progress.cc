@@ -6,7 +6,7 @@ namespace wnn::cli {
 
 namespace {
 // A conversion quicker than this never shows a line; a shown line is redrawn at most this often.
-constexpr auto kShowAfter = std::chrono::milliseconds(500);
+constexpr auto kShowAfter = std::chrono::milliseconds(250);
 constexpr auto kRedrawEvery = std::chrono::milliseconds(100);
 
 std::string mib(uint64_t bytes) { return fmt::format("{:.0f}", double(bytes) / (1 << 20)); }

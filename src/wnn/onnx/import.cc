@@ -66,6 +66,7 @@ class Importer {
     report_unsupported();
     add_outputs(g);
     prune_unread_inputs();
+    if (!options_.keep_misaligned_weights) align_constants();
     const auto zeroed = resolver_.zero_filled();
     if (!zeroed.empty()) {
       result_.warnings.push_back(fmt::format(
@@ -90,7 +91,7 @@ class Importer {
 
   void add_initializer(const TensorProto& t) {
     with_error_context(fmt::format("initializer '{}'", t.name), [&] {
-      TensorData d = tensor_data(t, resolver_);
+      TensorData d = tensor_data(t, resolver_, /*keep_misaligned=*/true);
       if (!d.conversion.empty()) {
         result_.warnings.push_back(fmt::format("initializer '{}': {}", t.name, d.conversion));
       }
@@ -217,7 +218,10 @@ class Importer {
     NameMapper sn([&](const std::string& n) { return graph->find(n).has_value(); });
     ValueTable scratch(sb, sn);
     for (const auto& in : node.input) {
-      if (!in.empty()) scratch.set_known(in, *values_.slot(in).known);
+      if (in.empty()) continue;
+      Tensor known = *values_.slot(in).known;  // the scratch graph runs: aligned data only
+      known.data = aligned_copy_if_needed(known.data, known.dtype);
+      scratch.set_known(in, std::move(known));
     }
     try {
       ConvertContext ctx(node, opset, scratch);
@@ -341,6 +345,15 @@ class Importer {
       const ValueSlot value = values_.slot(from);
       if (value.operand) values_.set_operand(to, *value.operand);
       if (value.known) values_.set_known(to, *value.known);
+    }
+  }
+
+  void align_constants() {
+    const auto constants = result_.graph.constants();
+    for (size_t i = 0; i < constants.size(); ++i) {
+      const Buffer& data = constants[i].data;
+      Buffer aligned = aligned_copy_if_needed(data, result_.graph.desc(constants[i].id).dtype);
+      if (aligned.data() != data.data()) result_.graph.bind_constant(i, std::move(aligned));
     }
   }
 

@@ -26,6 +26,10 @@ struct ImportOptions {
   // too short for the tensor, reads as zeros, so a model's structure converts without its
   // weights. Each substituted file is named in the warnings.
   bool zero_missing_weights = false;
+  // The graph is only written out (`wnn convert`): weights constants may view bytes of the
+  // model file that are not aligned for their element type, so nothing is copied. Otherwise
+  // such constants are copied to aligned memory at the end, ready for a Session.
+  bool keep_misaligned_weights = false;
   // Called after each top-level node with (nodes converted, total) for a progress line.
   std::function<void(size_t done, size_t total)> on_node;
 };

@@ -89,8 +89,10 @@ NameMaps maps_from_json(const nlohmann::json& metadata) {
 CacheBuild convert_into_cache_dir(const std::string& onnx_path, const onnx::ModelProto& model,
                                   const std::string& digest, const onnx::ImportOptions& options,
                                   const std::string& dir) {
+  onnx::ImportOptions write_only = options;  // the graph is only written out
+  write_only.keep_misaligned_weights = true;
   onnx::ImportResult r =
-      onnx::import_model(model, fs::path(onnx_path).parent_path().string(), options);
+      onnx::import_model(model, fs::path(onnx_path).parent_path().string(), write_only);
   format::save_model(r.graph, dir + "/model.webnn", dir + "/model.safetensors");
   // An entry always has its three files; a graph without weights gets an empty weights file.
   if (!fs::exists(dir + "/model.safetensors"))

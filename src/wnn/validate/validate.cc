@@ -175,8 +175,10 @@ Prepared prepare(const std::string& onnx_path, const onnx::ModelProto& model,
                                : std::string("model");
   fs::create_directories(dir);
   const auto start = Clock::now();
+  onnx::ImportOptions write_only = import;  // the graph is written, then reloaded to run
+  write_only.keep_misaligned_weights = true;
   onnx::ImportResult r =
-      onnx::import_model(model, fs::path(onnx_path).parent_path().string(), import);
+      onnx::import_model(model, fs::path(onnx_path).parent_path().string(), write_only);
   p.graph_path = (fs::path(dir) / (stem + ".webnn")).string();
   p.weights_path = (fs::path(dir) / (stem + ".safetensors")).string();
   format::save_model(r.graph, p.graph_path, p.weights_path);
