@@ -48,6 +48,7 @@ bench: build
 	sh bench/parse_bench.sh $(BUILD)/wnn
 	sh bench/weights_info_bench.sh $(BUILD)
 	bash bench/onnx_decode.sh $(BUILD) 300 3
+	bash bench/convert_big.sh $(BUILD) 1024
 	sh bench/weight_norm.sh $(BUILD) 2
 	sh bench/thread_pools.sh $(BUILD) 2
 	sh bench/run_overhead.sh $(BUILD)

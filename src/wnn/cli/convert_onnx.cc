@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "wnn/cli/command.h"
 #include "wnn/cli/conversion_args.h"
+#include "wnn/cli/convert_progress.h"
 #include "wnn/cli/graph_args.h"
 #include "wnn/core/error.h"
 #include "wnn/format/model.h"
@@ -23,6 +26,7 @@ namespace fs = std::filesystem;
 int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
   const auto start = std::chrono::steady_clock::now();
   const bool json = args.flag("json");
+  const bool quiet = args.flag("quiet", 'q');
   const onnx::ImportOptions options = conversion_options(args);
   const bool cache = args.flag("cache");
   const bool validate = args.flag("validate");
@@ -43,7 +47,7 @@ int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
                 : out           ? validate::Storage::kDirectory
                                 : validate::Storage::kTemporary;
     if (out) v.output_dir = *out;
-    return finish_validation(validate::validate_onnx_model(in, v), report_path, false, json);
+    return finish_validation(validate::validate_onnx_model(in, v), report_path, quiet, json);
   }
   const std::string in = single_positional(args.finish(), "convert", "input .onnx file");
   if (cache) {
@@ -74,13 +78,19 @@ int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
     return kExitOk;
   }
   check(out.has_value(), "wnn convert: missing -o DIR or --cache (see wnn convert --help)");
-  onnx::ImportResult r = onnx::import_model(in, options);
+  ConvertProgress progress(!json && !quiet && ::isatty(2) != 0);
+  onnx::ImportOptions with_progress = options;
+  with_progress.on_node = [&](size_t done, size_t total) { progress.nodes(done, total); };
+  with_progress.keep_misaligned_weights = true;  // only written out: stream them from the file
+  onnx::ImportResult r = onnx::import_model(in, with_progress);
   for (const auto& w : r.warnings) std::fprintf(stderr, "wnn: warning: %s\n", w.c_str());
   fs::create_directories(*out);
   const std::string stem = fs::path(in).stem().string();
   const std::string graph_path = (fs::path(*out) / (stem + ".webnn")).string();
   const std::string weights_path = (fs::path(*out) / (stem + ".safetensors")).string();
-  format::save_model(r.graph, graph_path, weights_path);
+  format::save_model(r.graph, graph_path, weights_path,
+                     [&](uint64_t done, uint64_t total) { progress.weights(done, total); });
+  progress.done();
   uint64_t weight_bytes = 0;
   for (const auto& c : r.graph.constants()) {
     if (c.init == ConstantInitKind::kWeights) weight_bytes += c.data.size();

@@ -64,8 +64,8 @@ Model load_model(const std::string& path, const LoadOptions& options) {
   return model;
 }
 
-void save_model(const Graph& graph, const std::string& graph_path,
-                const std::string& weights_path) {
+void save_model(const Graph& graph, const std::string& graph_path, const std::string& weights_path,
+                const WriteProgress& on_weights_progress) {
   std::vector<TensorToWrite> tensors;
   std::map<std::string, size_t> by_key;
   for (const auto& c : graph.constants()) {
@@ -95,7 +95,7 @@ void save_model(const Graph& graph, const std::string& graph_path,
     if (!p->empty() && !parent.empty()) std::filesystem::create_directories(parent, ec);
     check(!ec, "cannot create directory '{}': {}", parent.string(), ec.message());
   }
-  if (!tensors.empty()) write_safetensors(weights_path, tensors);
+  if (!tensors.empty()) write_safetensors(weights_path, tensors, {}, on_weights_progress);
   write_file_atomic(graph_path, text);
 }
 

@@ -26,6 +26,7 @@ Model load_model(const std::string& path, const LoadOptions& options = {});
 
 // Writes `graph` as canonical `.webnn` text (or JSON when the path ends in .json) and its
 // weights constants to `weights_path` as Safetensors. Both files are written atomically.
-void save_model(const Graph& graph, const std::string& graph_path, const std::string& weights_path);
+void save_model(const Graph& graph, const std::string& graph_path, const std::string& weights_path,
+                const WriteProgress& on_weights_progress = {});
 
 }  // namespace wnn::format

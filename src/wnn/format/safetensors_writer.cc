@@ -24,6 +24,7 @@ namespace {
 constexpr size_t kDataAlignment = 64;
 // int4/uint4 are packed through a bounded scratch buffer, never a whole-tensor copy.
 constexpr size_t kPackChunkElements = size_t(1) << 20;
+constexpr size_t kProgressSliceBytes = size_t(64) << 20;
 
 struct Planned {
   const TensorToWrite* tensor;
@@ -81,7 +82,8 @@ void write_packed4(AtomicFileWriter& out, const TensorToWrite& t, const std::str
 }  // namespace
 
 void write_safetensors(const std::string& path, std::span<const TensorToWrite> tensors,
-                       const std::map<std::string, std::string>& metadata) {
+                       const std::map<std::string, std::string>& metadata,
+                       const WriteProgress& on_progress) {
   std::vector<Planned> planned;
   planned.reserve(tensors.size());
   std::set<std::string> keys;
@@ -142,12 +144,20 @@ void write_safetensors(const std::string& path, std::span<const TensorToWrite> t
   for (int i = 0; i < 8; ++i) length[i] = std::byte((uint64_t(header.size()) >> (8 * i)) & 0xff);
   out.write(length);
   out.write(std::as_bytes(std::span(header)));
+  uint64_t written = 0;
   for (const Planned& p : planned) {
     if (is_4bit(p.tensor->dtype)) {
       write_packed4(out, *p.tensor, path);
     } else {
-      out.write(p.tensor->data.bytes());
+      // In slices, so a progress line moves within one large tensor too.
+      const auto all = p.tensor->data.bytes();
+      for (size_t at = 0; at < all.size(); at += kProgressSliceBytes) {
+        out.write(all.subspan(at, std::min(kProgressSliceBytes, all.size() - at)));
+        if (on_progress) on_progress(written + at, offset);
+      }
     }
+    written += p.bytes;
+    if (on_progress) on_progress(written, offset);
   }
   out.commit();
 }

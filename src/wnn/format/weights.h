@@ -3,6 +3,7 @@
 // weights file beside a graph. Readers return element data ready for Graph::bind_constant.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -77,8 +78,12 @@ struct TensorToWrite {
 
 // Writes a Safetensors file: keys sorted, data 64-byte aligned, int4/uint4 packed with the
 // rustnn marker, streamed from each buffer; written to a temporary file, fsynced, renamed.
+// `on_progress(bytes written, total data bytes)` is called as the data streams out (for a
+// progress line); it may be empty.
+using WriteProgress = std::function<void(uint64_t done, uint64_t total)>;
 void write_safetensors(const std::string& path, std::span<const TensorToWrite> tensors,
-                       const std::map<std::string, std::string>& metadata = {});
+                       const std::map<std::string, std::string>& metadata = {},
+                       const WriteProgress& on_progress = {});
 
 // .npy (NumPy format 1.0-3.0) for single tensors.
 Tensor read_npy(const std::string& path);

@@ -10,8 +10,10 @@
 #include "wnn/core/error.h"
 #include "wnn/onnx/external_data.h"
 #include "wnn/onnx/registry.h"
+#include "wnn/onnx/subgraph.h"
 #include "wnn/onnx/tensor_data.h"
 #include "wnn/onnx/unsupported.h"
+#include "wnn/passes/graph_copy.h"
 #include "wnn/runtime/session.h"
 
 namespace wnn::onnx {
@@ -57,9 +59,14 @@ class Importer {
     for (const auto& t : g.initializer) add_initializer(t);
     add_inputs(g);
     check_output_types(g);
-    for (const auto& node : g.node) convert_node(node);
+    for (size_t i = 0; i < g.node.size(); ++i) {
+      convert_node(g.node[i]);
+      if (options_.on_node) options_.on_node(i + 1, g.node.size());
+    }
     report_unsupported();
     add_outputs(g);
+    prune_unread_inputs();
+    if (!options_.keep_misaligned_weights) align_constants();
     const auto zeroed = resolver_.zero_filled();
     if (!zeroed.empty()) {
       result_.warnings.push_back(fmt::format(
@@ -84,7 +91,7 @@ class Importer {
 
   void add_initializer(const TensorProto& t) {
     with_error_context(fmt::format("initializer '{}'", t.name), [&] {
-      TensorData d = tensor_data(t, resolver_);
+      TensorData d = tensor_data(t, resolver_, /*keep_misaligned=*/true);
       if (!d.conversion.empty()) {
         result_.warnings.push_back(fmt::format("initializer '{}': {}", t.name, d.conversion));
       }
@@ -211,7 +218,10 @@ class Importer {
     NameMapper sn([&](const std::string& n) { return graph->find(n).has_value(); });
     ValueTable scratch(sb, sn);
     for (const auto& in : node.input) {
-      if (!in.empty()) scratch.set_known(in, *values_.slot(in).known);
+      if (in.empty()) continue;
+      Tensor known = *values_.slot(in).known;  // the scratch graph runs: aligned data only
+      known.data = aligned_copy_if_needed(known.data, known.dtype);
+      scratch.set_known(in, std::move(known));
     }
     try {
       ConvertContext ctx(node, opset, scratch);
@@ -270,6 +280,12 @@ class Importer {
       check(values_.has(in), "node '{}' ({}) reads '{}', which nothing produced", label,
             node.op_type, in);
     }
+    if (domain.empty() && node.op_type == "If" && !node.input.empty() && !node.input[0].empty()) {
+      if (const auto& cond = values_.slot(node.input[0]).known) {
+        return with_error_context(fmt::format("node '{}' (If)", label),
+                                  [&] { inline_if(node, *cond); });
+      }
+    }
     if (c->foldable) {
       if (auto folded = try_fold(*c, node, opset)) {
         for (size_t i = 0; i < node.output.size(); ++i) {
@@ -294,6 +310,71 @@ class Importer {
           {label, node.op_type, domain, opset, "conversion failed: " + std::string(e.what()), ""});
       mark_poisoned();
     }
+  }
+
+  // An If whose condition is known: the chosen branch's nodes are converted in place of the
+  // If, under scoped names, and the If's outputs become the branch's outputs. The branch reads
+  // outer values by their names (captures), which the value table already holds.
+  void inline_if(const NodeProto& node, const Tensor& cond) {
+    check(cond.size() == 1, "the condition has {} elements; If needs exactly one", cond.size());
+    const bool taken_branch = element_as_double(cond.view(), 0) != 0;
+    const AttributeProto* a = node.find_attribute(taken_branch ? "then_branch" : "else_branch");
+    check(a && a->g, "the {} attribute is missing", taken_branch ? "then_branch" : "else_branch");
+    if (!scoped_names_) {
+      scoped_names_.emplace();
+      collect_names(model_.graph, *scoped_names_);
+    }
+    const std::string scope =
+        fmt::format("{}/{}", node.name.empty() ? "If_" + node.output.at(0) : node.name,
+                    taken_branch ? "then" : "else");
+    const GraphProto branch = scope_subgraph(*a->g, scope, *scoped_names_);
+    check(branch.sparse_initializer.empty(), "sparse initializers are not supported");
+    check(branch.output.size() == node.output.size(), "the branch has {} outputs, the If node {}",
+          branch.output.size(), node.output.size());
+    for (const auto& t : branch.initializer) add_initializer(t);
+    for (const auto& n : branch.node) convert_node(n);
+    for (size_t i = 0; i < node.output.size(); ++i) {
+      const std::string& from = branch.output[i].name;
+      const std::string& to = node.output[i];
+      if (to.empty()) continue;
+      if (poisoned_.count(from)) {
+        poisoned_.insert(to);
+        continue;
+      }
+      check(values_.has(from), "branch output '{}' is not produced by the branch", from);
+      const ValueSlot value = values_.slot(from);
+      if (value.operand) values_.set_operand(to, *value.operand);
+      if (value.known) values_.set_known(to, *value.known);
+    }
+  }
+
+  void align_constants() {
+    const auto constants = result_.graph.constants();
+    for (size_t i = 0; i < constants.size(); ++i) {
+      const Buffer& data = constants[i].data;
+      Buffer aligned = aligned_copy_if_needed(data, result_.graph.desc(constants[i].id).dtype);
+      if (aligned.data() != data.data()) result_.graph.bind_constant(i, std::move(aligned));
+    }
+  }
+
+  // Inputs nothing reads (a pinned If took the other branch, Shape of an input folded) are
+  // removed, so a caller need not feed values the graph ignores.
+  void prune_unread_inputs() {
+    std::vector<std::string> removed;
+    Graph pruned = passes::remove_unread_inputs(result_.graph, removed);
+    if (removed.empty()) return;
+    std::vector<std::string> onnx_names;
+    std::erase_if(result_.inputs, [&](const auto& in) {
+      if (std::find(removed.begin(), removed.end(), in.second) == removed.end()) return false;
+      onnx_names.push_back(in.first);
+      result_.pruned.emplace_back(in.first, result_.graph.desc(*result_.graph.find(in.second)));
+      return true;
+    });
+    result_.graph = std::move(pruned);
+    result_.warnings.push_back(fmt::format(
+        "graph input(s) '{}' are read by nothing after pinning and folding: removed from the "
+        "converted graph",
+        fmt::join(onnx_names, "', '")));
   }
 
   static std::string non_tensor_category(const TypeProto& t) {
@@ -377,6 +458,8 @@ class Importer {
   std::map<std::string, int64_t> opsets_;
   std::map<std::string, int64_t> metadata_dims_;
   std::set<std::string> poisoned_;
+  // Every name of the model plus the scoped names given so far (made on the first If inlined).
+  std::optional<std::set<std::string>> scoped_names_;
   std::vector<UnsupportedNode> unsupported_;
 };
 

@@ -3,6 +3,7 @@
 // inputs are known are folded to constants; unsupported nodes are all reported in one error.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,17 +26,27 @@ struct ImportOptions {
   // too short for the tensor, reads as zeros, so a model's structure converts without its
   // weights. Each substituted file is named in the warnings.
   bool zero_missing_weights = false;
+  // The graph is only written out (`wnn convert`): weights constants may view bytes of the
+  // model file that are not aligned for their element type, so nothing is copied. Otherwise
+  // such constants are copied to aligned memory at the end, ready for a Session.
+  bool keep_misaligned_weights = false;
+  // Called after each top-level node with (nodes converted, total) for a progress line.
+  std::function<void(size_t done, size_t total)> on_node;
 };
 
 struct ImportResult {
   Graph graph;
   // (ONNX graph input/output name, operand name in `graph`), in the model's order. Graph inputs
-  // that are pinned or are initializers are not listed. Names are kept exactly today.
+  // that are pinned, pruned or are initializers are not listed. Names are kept exactly today.
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::pair<std::string, std::string>> outputs;
   // (ONNX graph input name, value) of every pinned input, in the model's order: what a
   // reference run of the original model must be fed for them.
   std::vector<std::pair<std::string, Tensor>> pinned;
+  // (ONNX graph input name, declared type) of every input nothing reads once pinning, folding
+  // and If inlining are done: removed from `graph` and not in `inputs` (a warning names them),
+  // but a reference run of the original model must still be fed them.
+  std::vector<std::pair<std::string, OperandDesc>> pruned;
   std::vector<std::string> warnings;
   size_t nodes_in = 0;
 };

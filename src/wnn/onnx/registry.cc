@@ -31,7 +31,11 @@ OperandId ConvertContext::in(size_t i) { return values_.operand(input_name(i)); 
 const Tensor* ConvertContext::known(size_t i) {
   if (!has_input(i)) return nullptr;
   ValueSlot& s = values_.slot(node_.input[i]);
-  return s.known ? &*s.known : nullptr;
+  if (!s.known) return nullptr;
+  // Initializers may view misaligned file bytes (tensor_data's keep_misaligned); a converter
+  // reads them typed, so they are realigned here, once, only when a converter asks.
+  s.known->data = aligned_copy_if_needed(s.known->data, s.known->dtype);
+  return &*s.known;
 }
 
 OperandDesc ConvertContext::desc(size_t i) {

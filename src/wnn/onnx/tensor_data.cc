@@ -46,8 +46,10 @@ Buffer unpack_4bit(int64_t n, bool is_signed, auto byte_at) {
 
 // The raw bytes as they are when already in wnn's form and aligned for the element type.
 Buffer as_is(const Buffer& raw, size_t align, TensorData& out) {
-  if (reinterpret_cast<uintptr_t>(raw.data()) % align == 0) {
+  const bool aligned = reinterpret_cast<uintptr_t>(raw.data()) % align == 0;
+  if (aligned || out.misaligned) {  // misaligned is preset when the caller keeps such views
     out.zero_copy = true;
+    out.misaligned = !aligned;
     return raw;
   }
   return Buffer::copy_of(raw.bytes());  // a misaligned view would break typed kernels
@@ -232,8 +234,15 @@ uint64_t raw_byte_size(int32_t onnx_type, int64_t elements) {
   }
 }
 
-TensorData tensor_data(const TensorProto& t, const ExternalDataResolver& external) {
+Buffer aligned_copy_if_needed(const Buffer& data, DataType dtype) {
+  if (reinterpret_cast<uintptr_t>(data.data()) % dtype_size(dtype) == 0) return data;
+  return Buffer::copy_of(data.bytes());
+}
+
+TensorData tensor_data(const TensorProto& t, const ExternalDataResolver& external,
+                       bool keep_misaligned) {
   TensorData out;
+  out.misaligned = keep_misaligned;  // as_is reads it as "may keep", then sets the truth
   const auto dtype = wnn_dtype_for(t.data_type);
   check(dtype.has_value(), "{}: data type {} is not supported by WebNN", describe(t),
         onnx_type_name(t.data_type));
@@ -258,6 +267,7 @@ TensorData tensor_data(const TensorProto& t, const ExternalDataResolver& externa
   } else {
     out.data = from_typed(t, n);
   }
+  if (!out.zero_copy) out.misaligned = false;
   check_internal(out.data.size() == size_t(n) * dtype_size(out.dtype),
                  "{}: decoded {} bytes for {} elements", describe(t), out.data.size(), n);
   return out;

@@ -85,6 +85,21 @@ void register_inexpressible(std::vector<Converter>& t) {
   // The notes must outlive the table: keep them in a stable container.
   static std::deque<std::string> notes;
   for (const auto& e : inexpressible_ops()) {
+    if (e.op_type == "If") {
+      // The importer inlines an If whose condition is known (import.cc); this entry is what
+      // remains: a condition known only at run time.
+      t.push_back({"", "If", 1, kMaxOpset,
+                   [](ConvertContext& c) {
+                     c.inexpressible(std::string(kFlow),
+                                     "the condition is only known at run time: {}; pin the "
+                                     "input(s) that decide it with --pin-input",
+                                     "a WebNN graph has no branches");
+                   },
+                   ConvertKind::kFolded, false,
+                   "converted when its condition is constant (after --pin-input and folding): "
+                   "the chosen branch is inlined; a run-time condition is unsupported"});
+      continue;
+    }
     notes.push_back(fmt::format("{}: {}", e.category, e.why));
     t.push_back(
         {"", e.op_type, 1, kMaxOpset, nullptr, ConvertKind::kUnsupported, false, notes.back()});

@@ -60,4 +60,34 @@ std::vector<OperandId> copy_inputs_and_constants(const Graph& source,
   return map;
 }
 
+Graph remove_unread_inputs(const Graph& source, std::vector<std::string>& removed) {
+  std::vector<bool> read(source.operands().size(), false);
+  for (const Node& n : source.nodes()) {
+    for (OperandId id : n.inputs) read[id.index] = true;
+  }
+  for (OperandId id : source.outputs()) read[id.index] = true;
+  Graph out;
+  GraphBuilder builder(out);
+  out.name = source.name;
+  out.quantized = source.quantized;
+  std::vector<OperandId> map(source.operands().size());
+  for (const InputInfo& in : source.inputs()) {
+    if (!read[in.id.index]) {
+      removed.push_back(source.name_of(in.id));
+      continue;
+    }
+    map[in.id.index] = builder.input(source.name_of(in.id), source.desc(in.id), in.dynamic_dims);
+  }
+  for (const ConstantInfo& c : source.constants()) {
+    map[c.id.index] = builder.constant(source.name_of(c.id), source.desc(c.id), c.init, c.key,
+                                       c.scalar, c.bytes, c.data);
+  }
+  for (const Node& n : source.nodes()) {
+    const auto ids = copy_node(source, n, map, builder);
+    for (size_t i = 0; i < ids.size(); ++i) map[n.outputs[i].index] = ids[i];
+  }
+  for (OperandId id : source.outputs()) builder.output(map[id.index]);
+  return out;
+}
+
 }  // namespace wnn::passes

@@ -2,6 +2,7 @@
 // graph with some node outputs replaced by constants.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "wnn/core/builder.h"
@@ -20,5 +21,9 @@ std::vector<OperandId> copy_node(const Graph& source, const Node& node,
 std::vector<OperandId> copy_inputs_and_constants(const Graph& source,
                                                  const std::vector<bool>& needed,
                                                  GraphBuilder& builder);
+
+// A copy of `source` without the graph inputs that no node reads and no output is; their
+// names are appended to `removed`, in input order. Constants, nodes and names are kept.
+Graph remove_unread_inputs(const Graph& source, std::vector<std::string>& removed);
 
 }  // namespace wnn::passes

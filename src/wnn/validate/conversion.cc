@@ -54,9 +54,14 @@ nlohmann::json maps_json(const NameMaps& maps) {
       a.push_back({{"onnx", onnx_name}, {"operand", operand}});
     return a;
   };
+  nlohmann::json pruned = nlohmann::json::array();
+  for (const auto& [name, desc] : maps.pruned) {
+    pruned.push_back({{"onnx", name}, {"dtype", dtype_name(desc.dtype)}, {"shape", desc.shape}});
+  }
   return {{"inputs", pairs(maps.inputs)},
           {"outputs", pairs(maps.outputs)},
-          {"pinned_inputs", maps.pinned}};
+          {"pinned_inputs", maps.pinned},
+          {"pruned_inputs", pruned}};
 }
 
 NameMaps maps_from_json(const nlohmann::json& metadata) {
@@ -70,17 +75,30 @@ NameMaps maps_from_json(const nlohmann::json& metadata) {
     maps.outputs.emplace_back(p.at("onnx"), p.at("operand"));
   }
   for (const auto& n : metadata["pinned_inputs"]) maps.pinned.push_back(n);
+  // Absent in entries written before inputs were pruned.
+  for (const auto& p : metadata.value("pruned_inputs", nlohmann::json::array())) {
+    const std::string dtype = p.at("dtype");
+    const auto parsed = parse_dtype(dtype);
+    check(parsed.has_value(), "cache metadata: pruned input '{}' has dtype '{}'",
+          p.at("onnx").get<std::string>(), dtype);
+    maps.pruned.emplace_back(p.at("onnx"), OperandDesc{*parsed, p.at("shape").get<Shape>()});
+  }
   return maps;
 }
 
 CacheBuild convert_into_cache_dir(const std::string& onnx_path, const onnx::ModelProto& model,
                                   const std::string& digest, const onnx::ImportOptions& options,
                                   const std::string& dir) {
+  onnx::ImportOptions write_only = options;  // the graph is only written out
+  write_only.keep_misaligned_weights = true;
   onnx::ImportResult r =
-      onnx::import_model(model, fs::path(onnx_path).parent_path().string(), options);
+      onnx::import_model(model, fs::path(onnx_path).parent_path().string(), write_only);
   format::save_model(r.graph, dir + "/model.webnn", dir + "/model.safetensors");
+  // An entry always has its three files; a graph without weights gets an empty weights file.
+  if (!fs::exists(dir + "/model.safetensors"))
+    format::write_safetensors(dir + "/model.safetensors", {});
   std::vector<format::TensorToWrite> pinned;
-  NameMaps maps{r.inputs, r.outputs, {}};
+  NameMaps maps{r.inputs, r.outputs, {}, r.pruned};
   for (const auto& [name, t] : r.pinned) {
     pinned.push_back({name, t.dtype, t.shape, t.data});
     maps.pinned.push_back(name);

@@ -26,6 +26,9 @@ struct NameMaps {
   std::vector<std::pair<std::string, std::string>> inputs;   // (ONNX name, operand name)
   std::vector<std::pair<std::string, std::string>> outputs;  // (ONNX name, operand name)
   std::vector<std::string> pinned;                           // ONNX names
+  // Inputs the converted graph no longer has (nothing read them): ONNX Runtime still needs
+  // values for them, generated from these declarations.
+  std::vector<std::pair<std::string, OperandDesc>> pruned;
 };
 nlohmann::json maps_json(const NameMaps& maps);
 NameMaps maps_from_json(const nlohmann::json& metadata);  // throws naming a missing key

@@ -6,11 +6,11 @@
 #include <map>
 #include <random>
 
+#include "wnn/core/digest.h"
 #include "wnn/core/error.h"
 #include "wnn/format/model.h"
 #include "wnn/format/weights.h"
 #include "wnn/validate/conversion.h"
-#include "wnn/core/digest.h"
 #include "wnn/validate/model_inputs.h"
 
 namespace wnn::validate {
@@ -175,8 +175,10 @@ Prepared prepare(const std::string& onnx_path, const onnx::ModelProto& model,
                                : std::string("model");
   fs::create_directories(dir);
   const auto start = Clock::now();
+  onnx::ImportOptions write_only = import;  // the graph is written, then reloaded to run
+  write_only.keep_misaligned_weights = true;
   onnx::ImportResult r =
-      onnx::import_model(model, fs::path(onnx_path).parent_path().string(), import);
+      onnx::import_model(model, fs::path(onnx_path).parent_path().string(), write_only);
   p.graph_path = (fs::path(dir) / (stem + ".webnn")).string();
   p.weights_path = (fs::path(dir) / (stem + ".safetensors")).string();
   format::save_model(r.graph, p.graph_path, p.weights_path);
@@ -184,6 +186,7 @@ Prepared prepare(const std::string& onnx_path, const onnx::ModelProto& model,
   report.warnings = r.warnings;
   p.maps.inputs = r.inputs;
   p.maps.outputs = r.outputs;
+  p.maps.pruned = r.pruned;
   for (auto& [name, t] : r.pinned) {
     p.maps.pinned.push_back(name);
     p.pinned[name] = t;
@@ -371,6 +374,23 @@ void run_pipeline(const std::string& onnx_path, const ValidateOptions& options,
       const bool onnx_bool = is_onnx_bool(model, name);
       feeds.push_back({name, it->second, onnx_bool});
       report.inputs.push_back({name, it->second.dtype, onnx_bool, it->second.shape, "pinned"});
+    }
+    // Pruned inputs: the converted graph ignores them, ONNX Runtime still requires them.
+    for (const auto& [name, desc] : p.maps.pruned) {
+      const bool onnx_bool = is_onnx_bool(model, name);
+      InputRecord rec{name, desc.dtype, onnx_bool, desc.shape, ""};
+      Tensor value;
+      if (auto g = given.find(name); g != given.end()) {
+        value = g->second.first;
+        rec.source = "file " + g->second.second + " (ONNX Runtime only: read by nothing)";
+        given.erase(g);
+      } else {
+        GeneratedInput gen = generate_input(model, name, desc, onnx_bool);
+        value = std::move(gen.tensor);
+        rec.source = gen.rule + " (ONNX Runtime only: read by nothing)";
+      }
+      feeds.push_back({name, value, onnx_bool});
+      report.inputs.push_back(std::move(rec));
     }
     check(given.empty(), "--input {}: not an input of the converted model",
           given.empty() ? "" : given.begin()->first);

@@ -6,15 +6,12 @@
 #include <cstdio>
 #include <string>
 
+#include "test_util.h"
+
 namespace {
 
 std::string run(const std::string& command, int* status) {
-  std::string out;
-  FILE* p = popen(command.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  *status = pclose(p);
-  return out;
+  return wnn::onnx::testing::run_command(command, status);
 }
 
 TEST(OnnxInfoCommand, JsonCountsSubgraphNodesAndNamesInputs) {

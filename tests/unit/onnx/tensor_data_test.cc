@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <cmath>
 #include <limits>
 
@@ -133,6 +135,29 @@ TEST(TensorData, AlignedRawDataIsAZeroCopyViewAndMisalignedIsCopied) {
   const TensorData viewed = tensor_data(t, kNoExternal);
   EXPECT_TRUE(viewed.zero_copy);
   EXPECT_EQ(viewed.data.data(), t.raw_data->data());
+}
+
+TEST(TensorData, KeepMisalignedViewsTheFileBytesAndRealignsOnlyOnRequest) {
+  const Buffer block = bytes_buffer({0xff, 0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0});
+  TensorProto t = tensor(OnnxType::kFloat, {2});
+  t.raw_data = Buffer::view(nullptr, block.data() + 1, 8);
+  const TensorData viewed = tensor_data(t, kNoExternal, /*keep_misaligned=*/true);
+  EXPECT_TRUE(viewed.zero_copy);
+  EXPECT_TRUE(viewed.misaligned);
+  EXPECT_EQ(viewed.data.data(), block.data() + 1);
+  const Buffer aligned = aligned_copy_if_needed(viewed.data, DataType::kFloat32);
+  EXPECT_NE(aligned.data(), viewed.data.data());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned.data()) % 4, 0u);
+  float v[2];
+  std::memcpy(v, aligned.data(), 8);
+  EXPECT_EQ(v[0], 1.0f);
+  EXPECT_EQ(v[1], -2.0f);
+  // uint8 is aligned anywhere: the same bytes, no copy, not flagged.
+  TensorProto u8 = tensor(OnnxType::kUint8, {3});
+  u8.raw_data = Buffer::view(nullptr, block.data() + 1, 3);
+  const TensorData bytes = tensor_data(u8, kNoExternal, true);
+  EXPECT_FALSE(bytes.misaligned);
+  EXPECT_EQ(aligned_copy_if_needed(bytes.data, DataType::kUint8).data(), block.data() + 1);
 }
 
 TEST(TensorData, RawBoolBytesAreNormalisedToZeroOrOne) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -50,6 +51,16 @@ inline std::filesystem::path generate_models(const std::string& script, const st
                           d.string() + " 2>/dev/null";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return d;
+}
+
+// Runs a shell command and returns its stdout; *status gets pclose's status.
+inline std::string run_command(const std::string& command, int* status) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  *status = pclose(p);
+  return out;
 }
 
 }  // namespace wnn::onnx::testing
