@@ -3,8 +3,8 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build test test-sanitize demo docs bench bench-ort fuzz clean format \
-        onnx-backend-test python-models-test models-test
+.PHONY: all deps build test test-sanitize test-robust ci demo docs bench bench-ort fuzz clean \
+        format onnx-backend-test python-models-test models-test
 
 all: build
 
@@ -29,6 +29,22 @@ test-sanitize: deps
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -E '^(ort_reference|models)\.'
+
+# The robustness gate of issue 11 in one clang-14 build (FUZZ_BUILD) with ASan, UBSan and
+# coverage instrumentation, shared by the sanitizer suite and the libFuzzer binaries: one build
+# instead of two. Then every fuzz target for FUZZ_SECONDS. `make ci` runs it after `make test`.
+test-robust: deps
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DWNN_FUZZ=ON -DCMAKE_C_COMPILER=clang-14 \
+	  -DCMAKE_CXX_COMPILER=clang++-14 $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	cd $(FUZZ_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) -E '^(ort_reference|models)\.'
+	bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# What CI runs (.ci/run calls `make test`; see docs/robustness.md for the timing of this one).
+ci: test
+	$(MAKE) test-robust FUZZ_SECONDS=30
 
 # libFuzzer targets (tests/fuzz), built with clang in their own dir, FUZZ_SECONDS each.
 FUZZ_BUILD ?= build-fuzz

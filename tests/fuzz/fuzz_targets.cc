@@ -17,6 +17,7 @@
 #include "wnn/onnx/import.h"
 #include "wnn/onnx/model.h"
 #include "wnn/onnx/tensor_data.h"
+#include "wnn/sweep/manifest.h"
 
 namespace wnn::fuzz {
 
@@ -240,6 +241,31 @@ void model(std::span<const uint8_t> data) {
   expect_success_or_error([&] { format::load_model((dir / "model.webnn").string()); });
 }
 
+// The strict validate-models manifest parser, then what a sweep does with a parsed manifest
+// before it fetches anything: selections (every form), shards and each entry's source text.
+// Paths resolve against a directory that does not exist: parsing must not touch the filesystem.
+void sweep_manifest(std::span<const uint8_t> data) {
+  expect_success_or_error([&] {
+    const sweep::Manifest m =
+        sweep::parse_manifest(std::string(as_text(data)), "/nonexistent/wnn-fuzz/zoo.json");
+    for (const auto& e : m.models) (void)e.source_text();
+    std::vector<std::string> selections = {"all", "match=a", "match="};
+    if (!m.models.empty()) {
+      selections.push_back("id=" + m.models.front().id);
+      selections.push_back("id=" + m.models.front().id + "," + m.models.back().id);
+    }
+    for (const std::string& s : selections) {
+      const std::vector<size_t> chosen = sweep::select_entries(m, s);
+      size_t covered = 0;
+      for (const char* shard : {"1/3", "2/3", "3/3"}) {
+        covered += sweep::shard_entries(chosen, shard).size();
+      }
+      // Shards partition the selection.
+      if (covered != chosen.size()) std::abort();
+    }
+  });
+}
+
 }  // namespace
 
 const std::vector<FuzzTarget>& all_targets() {
@@ -247,7 +273,7 @@ const std::vector<FuzzTarget>& all_targets() {
       {"graph_text", graph_text},   {"graph_json", graph_json},
       {"safetensors", safetensors}, {"npy", npy},
       {"onnx_model", onnx_model},   {"model", model},
-      {"onnx_import", onnx_import},
+      {"onnx_import", onnx_import}, {"sweep_manifest", sweep_manifest},
   };
   return targets;
 }

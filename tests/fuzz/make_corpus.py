@@ -186,6 +186,45 @@ def model_files():
     }
 
 
+def sweep_manifest_files():
+    """validate-models manifests: the docs' example, the entries tests/sweep and the kill test
+    use (every source kind and field), and near misses the strict parser must reject."""
+    import json
+    import re
+    docs = (ROOT / "docs" / "validate-models.md").read_text()
+    example = re.search(r"```json\n(\{\n  \"version\".*?)```", docs, re.S).group(1)
+    h = "0123456789abcdef" * 4
+    entries = [
+        {"id": "first", "path": "models/mlp.onnx", "override_dims": {"batch": 2}},
+        {"id": "custom", "path": "custom.onnx", "expect": "fail:Frobnicate"},
+        {"id": "last", "path": "mlp.onnx", "pin_inputs": {"x": 0.5, "mode": [1, 2], "s": "1,2"}},
+        {"id": "hub", "hf": {"repo": "org/ext", "revision": "c" * 40, "file": "onnx/external.onnx",
+                             "sidecars": ["onnx/external.onnx.data"]}, "heavy": True},
+        {"id": "web", "url": "http://127.0.0.1:8000/cdn/" + h, "sha256": h},
+        {"id": "inputs", "path": "m.onnx", "inputs": {"x": "x.npy"},
+         "tolerance": {"atol": 1e-4, "rtol": 0}},
+    ]
+    ok = {"version": 1, "models": entries}
+    return {
+        "docs_example.json": example.encode(),
+        "every_field.json": json.dumps(ok, indent=1).encode(),
+        "empty_models.json": b'{"version": 1, "models": []}',
+        "unknown_field.json": json.dumps({"version": 1, "models": [
+            {"id": "a", "path": "m.onnx", "weight": 1}]}).encode(),
+        "two_sources.json": json.dumps({"version": 1, "models": [
+            {"id": "a", "path": "m.onnx", "url": "https://x.org/m.onnx"}]}).encode(),
+        "duplicate_id.json": json.dumps({"version": 1, "models": [
+            {"id": "a", "path": "m.onnx"}, {"id": "a", "path": "n.onnx"}]}).encode(),
+        "traversal.json": json.dumps({"version": 1, "models": [
+            {"id": "a", "hf": {"repo": "org/x", "file": "../../etc/passwd",
+                               "sidecars": ["/abs"]}}]}).encode(),
+        "version_2.json": b'{"version": 2, "models": []}',
+        "bad_values.json": json.dumps({"version": 1, "models": [
+            {"id": "", "path": "m.onnx", "override_dims": {"b": -1}, "sha256": "XYZ",
+             "expect": "maybe", "tolerance": {"atol": "big"}}]}).encode(),
+    }
+
+
 TARGETS = {
     "graph_text": graph_text,
     "graph_json": graph_json,
@@ -194,6 +233,7 @@ TARGETS = {
     "onnx_model": onnx_files,
     "model": model_files,
     "onnx_import": onnx_import_files,
+    "sweep_manifest": sweep_manifest_files,
 }
 
 

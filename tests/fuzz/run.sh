@@ -10,7 +10,7 @@ shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(graph_text graph_json safetensors npy onnx_model model onnx_import)
+  targets=(graph_text graph_json safetensors npy onnx_model model onnx_import sweep_manifest)
 fi
 status=0
 summary=""

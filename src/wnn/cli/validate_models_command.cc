@@ -14,26 +14,12 @@
 #include "wnn/sweep/progress.h"
 #include "wnn/sweep/report.h"
 #include "wnn/sweep/runner.h"
+#include "wnn/sweep/scratch.h"
 
 namespace wnn::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A scratch directory removed when the sweep ends, however it ends.
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "wnn-sweep-XXXXXX").string();
-    check(::mkdtemp(tmpl.data()) != nullptr, "cannot create a scratch directory in {}",
-          fs::temp_directory_path().string());
-    path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 int run_validate_models(Args& args) {
   const std::string selection = args.value("selection").value_or("all");
@@ -59,8 +45,8 @@ int run_validate_models(Args& args) {
       sweep::shard_entries(sweep::select_entries(manifest, selection), shard);
   options.hub = hub::HubSettings::from_env();
   options.wnn_binary = fs::read_symlink("/proc/self/exe").string();
-  const ScratchDir scratch;
-  options.work_dir = scratch.path;
+  const sweep::ScratchDir scratch(fs::temp_directory_path());
+  options.work_dir = scratch.path();
   sweep::Progress progress(chosen.size(), ::isatty(2) != 0, quiet);
   options.on_finished = [&](const sweep::EntryResult& r) { progress.finished(r); };
 

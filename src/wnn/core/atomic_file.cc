@@ -1,6 +1,9 @@
 #include "wnn/core/atomic_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +14,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <vector>
 
 #include "wnn/core/error.h"
 
@@ -42,10 +46,48 @@ void write_all(int fd, const std::byte* data, size_t size, const std::string& pa
   }
 }
 
+bool process_exists(long pid) { return pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM); }
+
+// The writer pid in `.<base>.tmp.<pid>.<hex>`, or -1 when `entry` is not such a name.
+long temporary_pid(std::string_view entry, std::string_view prefix) {
+  if (entry.substr(0, prefix.size()) != prefix) return -1;
+  const std::string_view rest = entry.substr(prefix.size());
+  const size_t dot = rest.find('.');
+  if (dot == 0 || dot == std::string_view::npos || dot > 9) return -1;
+  long pid = 0;
+  for (char c : rest.substr(0, dot)) {
+    if (c < '0' || c > '9') return -1;
+    pid = pid * 10 + (c - '0');
+  }
+  return pid;
+}
+
 }  // namespace
+
+void remove_stale_temporaries(const std::string& path) {
+  const std::string dir = directory_of(path);
+  const std::string prefix = "." + basename_of(path) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(d)) {
+    const long pid = temporary_pid(e->d_name, prefix);
+    if (pid < 0 || pid == ::getpid() || process_exists(pid)) continue;
+    stale.push_back(dir + "/" + e->d_name);
+  }
+  ::closedir(d);
+  for (const std::string& temp : stale) {
+    const int fd = ::open(temp.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    // Held by someone (another host's writer on a shared filesystem): leave it.
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(temp.c_str());
+    ::close(fd);
+  }
+}
 
 AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
   check(!path_.empty() && path_.back() != '/', "'{}' is not a file path", path_);
+  remove_stale_temporaries(path_);
   std::random_device rd;
   const std::string prefix =
       directory_of(path_) + "/." + basename_of(path_) + ".tmp." + std::to_string(::getpid()) + ".";
@@ -57,6 +99,8 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
   }
   check(fd_ >= 0, "{}: cannot create temporary file '{}': {}", path_, temp_path_,
         std::strerror(errno));
+  // Marks the temporary as live for remove_stale_temporaries; released when the fd closes.
+  ::flock(fd_, LOCK_EX | LOCK_NB);
   buffer_.reserve(kBufferBytes);
 }
 

@@ -11,6 +11,8 @@ namespace wnn {
 
 // Streams bytes to `.<name>.tmp.<pid>.<random>` beside `path`. commit() installs the file;
 // destruction without commit() removes the temporary, so a failed write leaves nothing behind.
+// The temporary is flock()ed while it is written; a process killed mid-write leaves it unlocked,
+// and the next writer of the same path removes it (remove_stale_temporaries).
 class AtomicFileWriter {
  public:
   explicit AtomicFileWriter(std::string path);
@@ -30,6 +32,11 @@ class AtomicFileWriter {
   bool committed_ = false;
   std::string buffer_;  // coalesces small writes into large write(2) calls
 };
+
+// Removes the temporaries of `path` left by dead writers: those whose lock is free and whose
+// writer process (the pid in the name) no longer exists. A live writer's temporary is never
+// touched: it holds the lock, and between creating and locking it its pid is alive.
+void remove_stale_temporaries(const std::string& path);
 
 // Writes `bytes` to `path` atomically (AtomicFileWriter in one call).
 void write_file_atomic(const std::string& path, std::span<const std::byte> bytes);

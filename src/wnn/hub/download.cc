@@ -144,10 +144,12 @@ std::string read_ref(const fs::path& ref) {
 void link_snapshot(const fs::path& pointer, const fs::path& blob) {
   fs::create_directories(pointer.parent_path());
   const fs::path target = fs::relative(blob, pointer.parent_path());
+  // One fixed temporary name: the caller holds the blob's lock, so no one else is linking this
+  // pointer, and a link left by a killed run is removed here even when the pointer is intact.
+  const fs::path temp = pointer.string() + ".link";
   std::error_code ec;
-  if (fs::is_symlink(pointer, ec) && fs::read_symlink(pointer, ec) == target) return;
-  const fs::path temp = pointer.string() + fmt::format(".link.{}", ::getpid());
   fs::remove(temp, ec);
+  if (fs::is_symlink(pointer, ec) && fs::read_symlink(pointer, ec) == target) return;
   fs::create_symlink(target, temp);
   fs::rename(temp, pointer);
 }
@@ -313,6 +315,9 @@ FetchedFile url_download(const HubSettings& s, const std::string& url,
   const fs::path target = dir / name;
   const fs::path recorded = dir / (name + ".sha256");
   const FileLock lock(s.url_cache / ".locks" / (dir.filename().string() + ".lock"));
+  // A run killed while rewriting the recorded digest (a refresh) left its temporary; this run
+  // may not rewrite the file, so it removes the temporary here, under the lock.
+  remove_stale_temporaries(recorded.string());
   ExpectedDigest digest;
   digest.sha256 = options.sha256;
   if (!digest.sha256 && fs::exists(recorded)) digest.sha256 = read_ref(recorded);
@@ -321,7 +326,11 @@ FetchedFile url_download(const HubSettings& s, const std::string& url,
     check(fs::exists(target), "url '{}' is not in the cache ({}) and HF_HUB_OFFLINE is set", url,
           target.string());
   }
-  if (cached_and_valid(target, digest)) return {target, "", false};
+  if (cached_and_valid(target, digest)) {
+    // A run killed between installing the file and recording its digest: record it now.
+    if (!fs::exists(recorded)) write_text_atomic(recorded, sha256_file_hex(target.string()) + "\n");
+    return {target, "", false};
+  }
   check(!s.offline, "url '{}': the cached copy fails verification and HF_HUB_OFFLINE is set", url);
   fetch_verified(s, url, {}, target, digest, std::nullopt);
   write_text_atomic(recorded, sha256_file_hex(target.string()) + "\n");

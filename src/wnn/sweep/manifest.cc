@@ -158,7 +158,8 @@ Manifest parse_manifest(const std::string& text, const fs::path& manifest_path) 
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // Not only parse_error: a number like 1e999 throws out_of_range (found by fuzzing).
     fail("{}: not valid JSON: {}", name, e.what());
   }
   check(j.is_object(), "{}: the top level must be {{\"version\": 1, \"models\": [...]}}", name);

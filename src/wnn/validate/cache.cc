@@ -10,12 +10,15 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <set>
+#include <string_view>
+#include <vector>
 
 #include "wnn/core/atomic_file.h"
-#include "wnn/core/error.h"
 #include "wnn/core/digest.h"
+#include "wnn/core/error.h"
 
 namespace wnn::validate {
 
@@ -38,13 +41,59 @@ class KeyLock {
     } while (rc != 0 && errno == EINTR);
     check(rc == 0, "cache: cannot lock '{}': {}", path, std::strerror(errno));
   }
+  // The exclusive lock on `path` if nobody holds it now; null otherwise.
+  static std::unique_ptr<KeyLock> try_exclusive(const std::string& path) {
+    // Creating a missing lock file is safe: lock files are never removed.
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return nullptr;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      return nullptr;
+    }
+    return std::unique_ptr<KeyLock>(new KeyLock(fd));
+  }
   ~KeyLock() { ::close(fd_); }  // closing releases the lock
   KeyLock(const KeyLock&) = delete;
   KeyLock& operator=(const KeyLock&) = delete;
 
  private:
+  explicit KeyLock(int fd) : fd_(fd) {}
   int fd_ = -1;
 };
+
+constexpr std::string_view kTempPrefixes[] = {".tmp-", ".trash-"};
+
+// The key of a `.tmp-<key>-<suffix>` or `.trash-<key>-<suffix>` directory, or "".
+std::string scratch_key(const std::string& name) {
+  for (std::string_view prefix : kTempPrefixes) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    const size_t dash = name.find('-', prefix.size());
+    if (dash == std::string::npos) return "";
+    const std::string key = name.substr(prefix.size(), dash - prefix.size());
+    // Keys are SHA-256 hex: anything else was not made by the cache and is left alone.
+    if (key.size() == 64 && key.find_first_not_of("0123456789abcdef") == std::string::npos) {
+      return key;
+    }
+  }
+  return "";
+}
+
+// Removes the build and trash directories of writers that died (SIGKILL, power loss) before
+// installing their entry. A writer holds its key's lock exclusively for the whole life of those
+// directories, so one whose lock can be taken now belongs to a dead writer; a live writer's lock
+// is held and its directories are left alone.
+void remove_dead_writers_scratch(const std::string& root) {
+  std::error_code ec;
+  std::vector<std::pair<std::string, std::string>> found;  // (path, key)
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    const std::string key = scratch_key(e.path().filename().string());
+    if (!key.empty()) found.emplace_back(e.path().string(), key);
+  }
+  for (const auto& [path, key] : found) {
+    const auto lock = KeyLock::try_exclusive(root + "/" + key + ".lock");
+    if (lock) fs::remove_all(path, ec);
+  }
+}
 
 std::string unique_suffix() {
   std::random_device rd;
@@ -173,6 +222,7 @@ ConversionCache::Lookup ConversionCache::find(const std::string& key) const {
 
 ConversionCache::Result ConversionCache::get_or_build(const std::string& key,
                                                       const Builder& build) const {
+  remove_dead_writers_scratch(root_);
   KeyLock lock(root_ + "/" + key + ".lock", true);
   Result result;
   const std::string dir = root_ + "/" + key;

@@ -1,7 +1,10 @@
 #include "wnn/core/atomic_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -103,6 +106,40 @@ TEST(AtomicFile, ErrorsNameThePath) {
     EXPECT_NE(std::string(e.what()).find("cannot open '/nonexistent_dir_wnn/y.webnn'"),
               std::string::npos);
   }
+}
+
+// A pid that no process has now: a child that has exited and been reaped.
+long dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+TEST(AtomicFile, NextWriterRemovesOnlyDeadWritersTemporaries) {
+  const fs::path dir = fresh_dir("wnn_atomic_stale_");
+  const long dead = dead_pid();
+  const fs::path stale = dir / (".out.json.tmp." + std::to_string(dead) + ".0badf00d");
+  const fs::path live = dir / (".out.json.tmp." + std::to_string(::getppid()) + ".00000001");
+  const fs::path locked = dir / (".out.json.tmp." + std::to_string(dead) + ".00000002");
+  const fs::path other = dir / (".other.json.tmp." + std::to_string(dead) + ".00000003");
+  const fs::path not_ours = dir / ".out.json.tmp.12ab.00000004";
+  for (const auto& p : {stale, live, locked, other, not_ours}) std::ofstream(p) << "partial";
+  // A writer on another host (same dead-looking pid here) holds its lock: it must survive.
+  const int held = ::open(locked.c_str(), O_RDONLY);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+
+  write_file_atomic((dir / "out.json").string(), std::string_view("{}"));
+  ::close(held);
+
+  EXPECT_EQ(read_all(dir / "out.json"), "{}");
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));      // its writer process is alive
+  EXPECT_TRUE(fs::exists(locked));    // its lock is held
+  EXPECT_TRUE(fs::exists(other));     // another target's temporary
+  EXPECT_TRUE(fs::exists(not_ours));  // not a pid: not a name AtomicFileWriter makes
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -95,6 +95,11 @@ TEST(Manifest, BadExpect) {
 TEST(Manifest, OtherErrors) {
   EXPECT_TRUE(contains(error_of(R"({"version": 2, "models": []})"), "'version' must be 1"));
   EXPECT_TRUE(contains(error_of("{not json"), "not valid JSON"));
+  // nlohmann throws out_of_range, not parse_error, for a number too large for a double (fuzzing).
+  EXPECT_TRUE(contains(
+      error_of(
+          R"({"version": 1, "models": [{"id": "a", "path": "x", "tolerance": {"atol": 1e999}}]})"),
+      "number overflow parsing '1e999'"));
   EXPECT_TRUE(contains(
       error_of(R"({"version": 1, "models": [{"id": "a", "path": "x"}, {"id": "a", "path": "y"}]})"),
       "used twice"));

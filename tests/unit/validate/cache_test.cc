@@ -1,7 +1,10 @@
 #include "wnn/validate/cache.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -172,6 +175,46 @@ TEST(Cache, TwoProcessesConvertingAtOnceBothSucceed) {
                 (b.find("wrote cache entry") != std::string::npos),
             1)
       << a << b;
+}
+
+// What a writer killed mid-build leaves: its build directory (and the trash of the entry it was
+// replacing), with a partial file in each. The next writer of any key removes them when their
+// key's lock is free, and leaves a live writer's (its key's lock held) alone.
+TEST(Cache, BuildDirectoriesOfDeadWritersAreRemovedLiveOnesKept) {
+  ScratchDir dir;
+  const std::string root = dir / "cache";
+  fs::create_directories(root);
+  const std::string dead(64, 'a'), live(64, 'b'), mine(64, 'c');
+  const std::vector<std::string> stale = {root + "/.tmp-" + dead + "-123-0000abcd",
+                                          root + "/.trash-" + dead + "-123-0000abce"};
+  const std::string busy = root + "/.tmp-" + live + "-456-0000abcf";
+  const std::string foreign = root + "/.tmp-notakey-1-2";
+  for (const auto& d : {stale[0], stale[1], busy, foreign}) {
+    fs::create_directories(d);
+    std::ofstream(d + "/model.safetensors") << "partial";
+  }
+  const int held = ::open((root + "/" + live + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);
+
+  const auto r = ConversionCache(root).get_or_build(mine, [](const std::string& d) {
+    for (const char* name : {"model.webnn", "model.safetensors", "pinned.safetensors"}) {
+      write_file_atomic(d + "/" + name, std::string_view(name));
+    }
+    return nlohmann::json::object();
+  });
+  ::close(held);
+  EXPECT_TRUE(r.built);
+  for (const auto& d : stale) EXPECT_FALSE(fs::exists(d)) << d;
+  EXPECT_TRUE(fs::exists(busy + "/model.safetensors"));
+  EXPECT_TRUE(fs::exists(foreign));
+  EXPECT_FALSE(fs::exists(root + "/notakey.lock"));
+  // Its writer gone, the next writer of any key removes it too.
+  ConversionCache(root).get_or_build(mine, [](const std::string&) -> nlohmann::json {
+    ADD_FAILURE() << "the valid entry must be reused";
+    return {};
+  });
+  EXPECT_FALSE(fs::exists(busy));
 }
 
 }  // namespace
