@@ -81,7 +81,8 @@ const CommandRegistration registration{{
     "                              converting\n"
     "  --json                      print the summary (with --validate: the report) as JSON\n"
     "  -q, --quiet                 no progress line (shown on a TTY for conversions that take\n"
-    "                              longer than a quarter second: nodes, then weight bytes written)\n"
+    "                              longer than a quarter second: nodes, then weight bytes "
+    "written)\n"
     "with --validate or --validate-cached also:\n" WNN_VALIDATION_OPTIONS_HELP
         WNN_SESSION_OPTIONS_HELP
     "\n"

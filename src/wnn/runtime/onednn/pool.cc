@@ -19,6 +19,22 @@ namespace {
 
 using dnnl::memory;
 
+// The source of a spatial op seen as NCHW: NHWC is a permuted view of the plain tensor;
+// otherwise the layout the producer chose is kept (a conv's blocked output stays blocked).
+memory::desc nchw_src(RegionBuilder& b, OperandId input, bool nhwc) {
+  const memory::desc held = b.held_desc(input);
+  return nhwc ? b.plain_desc(input).permute_axes({0, 2, 3, 1}) : held;
+}
+
+// Binds SRC and DST of a primitive built on nchw_src's view; an NHWC output is defined in
+// WebNN's layout and the primitive writes it through the NCHW-permuted alias.
+void bind_nchw_io(RegionBuilder& b, const Node& n, bool nhwc, const memory::desc& src,
+                  const memory::desc& dst, std::unordered_map<int, memory>& args) {
+  args[DNNL_ARG_SRC] = nhwc ? b.view(n.inputs[0], src) : b.get(n.inputs[0], src);
+  memory out = b.define_output(n.outputs[0], nhwc ? dst.permute_axes({0, 3, 1, 2}) : dst);
+  args[DNNL_ARG_DST] = nhwc ? b.alias(out, dst) : out;
+}
+
 Support pool_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   const PoolGeometry p = pool_geometry(g, n);
@@ -44,10 +60,7 @@ void define_pool(RegionBuilder& b, const Node& n) {
   const bool nhwc = n.attrs.get_enum("layout") == "nhwc";
   const auto algo = n.op() == OpKind::kMaxPool2d ? dnnl::algorithm::pooling_max
                                                  : dnnl::algorithm::pooling_avg_exclude_padding;
-  const OperandId input = n.inputs[0];
-  // Keep the layout the producer chose (a conv's blocked output stays blocked).
-  memory::desc src = b.held_desc(input);
-  if (nhwc) src = b.plain_desc(input).permute_axes({0, 2, 3, 1});  // NHWC seen as NCHW
+  const memory::desc src = nchw_src(b, n.inputs[0], nhwc);
   const memory::desc dst_any({p.out.batch, p.out.channels, p.out.height, p.out.width},
                              memory::data_type::f32, memory::format_tag::any);
   dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algo, src, dst_any,
@@ -56,10 +69,7 @@ void define_pool(RegionBuilder& b, const Node& n) {
                                    {p.end_h, p.end_w});
   dnnl::pooling_v2_forward::primitive_desc pd(d, b.engine());
   std::unordered_map<int, memory> args;
-  args[DNNL_ARG_SRC] = nhwc ? b.view(input, src) : b.get(input, src);
-  const memory::desc dst = pd.dst_desc();
-  memory out = b.define_output(n.outputs[0], nhwc ? dst.permute_axes({0, 3, 1, 2}) : dst);
-  args[DNNL_ARG_DST] = nhwc ? b.alias(out, dst) : out;
+  bind_nchw_io(b, n, nhwc, src, pd.dst_desc(), args);
   if (pd.workspace_desc().get_size() > 0) {
     args[DNNL_ARG_WORKSPACE] = b.allocate(pd.workspace_desc());
   }
@@ -107,19 +117,14 @@ void define_resample(RegionBuilder& b, const Node& n) {
   }
   const auto algo = n.attrs.get_enum("mode") == "linear" ? dnnl::algorithm::resampling_linear
                                                          : dnnl::algorithm::resampling_nearest;
-  const OperandId input = n.inputs[0];
-  memory::desc src = b.held_desc(input);
-  if (nhwc) src = b.plain_desc(input).permute_axes({0, 2, 3, 1});
+  const memory::desc src = nchw_src(b, n.inputs[0], nhwc);
   const memory::dims dst_dims = nhwc ? memory::dims{out[0], out[3], out[1], out[2]}
                                      : memory::dims{out[0], out[1], out[2], out[3]};
   const memory::desc dst_any(dst_dims, memory::data_type::f32, memory::format_tag::any);
   dnnl::resampling_forward::desc d(dnnl::prop_kind::forward_inference, algo, factors, src, dst_any);
   dnnl::resampling_forward::primitive_desc pd(d, b.engine());
   std::unordered_map<int, memory> args;
-  args[DNNL_ARG_SRC] = nhwc ? b.view(input, src) : b.get(input, src);
-  const memory::desc dst = pd.dst_desc();
-  memory result = b.define_output(n.outputs[0], nhwc ? dst.permute_axes({0, 3, 1, 2}) : dst);
-  args[DNNL_ARG_DST] = nhwc ? b.alias(result, dst) : result;
+  bind_nchw_io(b, n, nhwc, src, pd.dst_desc(), args);
   b.add_step(dnnl::resampling_forward(pd), std::move(args));
 }
 
