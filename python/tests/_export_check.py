@@ -17,8 +17,9 @@ def flatten(v):
     return [v]
 
 
-def export_and_run(module, inputs):
-    """Returns (wnn outputs, eager outputs, session) as lists of numpy arrays."""
+def export_and_run(module, inputs, reference=None):
+    """Returns (wnn outputs, eager outputs, session) as lists of numpy arrays. `reference`, when
+    given, computes the eager outputs in place of the module (same arguments)."""
     inputs = tuple(inputs)
     with tempfile.TemporaryDirectory() as d:
         graph_path, _ = wnn.torch.export(module, inputs, os.path.join(d, "model"))
@@ -26,15 +27,16 @@ def export_and_run(module, inputs):
         feeds = {n: t.numpy() for n, t in zip(session.input_names, inputs)}
         got = session.run(feeds)
     with torch.no_grad():
-        want = [w.detach().numpy() for w in flatten(module(*inputs))]
+        want = [w.detach().numpy() for w in flatten((reference or module)(*inputs))]
     return [got[n] for n in session.output_names], want, session
 
 
-def assert_matches(test, module, inputs, rtol=1e-4, atol=1e-5, atol_of_scale=0.0):
+def assert_matches(test, module, inputs, rtol=1e-4, atol=1e-5, atol_of_scale=0.0,
+                   reference=None):
     """Asserts |wnn - eager| <= atol + rtol * |eager| everywhere; returns the max abs error.
     atol_of_scale adds that fraction of max|eager| to atol, for deep stacks whose outputs
     cancel to near zero after large intermediate sums."""
-    got, want, _ = export_and_run(module, inputs)
+    got, want, _ = export_and_run(module, inputs, reference)
     test.assertEqual(len(got), len(want))
     worst = 0.0
     for g, w in zip(got, want):

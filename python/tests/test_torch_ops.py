@@ -151,22 +151,32 @@ CASES = {
 }
 
 
+# Cases whose eager result is not a usable oracle, with the documented semantics computed from
+# other eager ops instead. baddbmm with beta=0 must ignore `input` ("nan and inf in it will not
+# be propagated"), but Debian's PyTorch 1.13 CPU kernel then returns uninitialised memory: NaN in
+# most calls after a freed NaN tensor (18,488 of 20,000 in a loop). The export is still checked
+# against PyTorch, through bmm.
+REFERENCES = {
+    "baddbmm_beta_zero": lambda c, a, b: 1.5 * torch.bmm(a, b),
+}
+
+
 class TorchOpTest(unittest.TestCase):
     pass
 
 
-def _make(case):
+def _make(name, case):
     def test(self):
         module, inputs = case[0], case[1]
         if any(True for _ in module.parameters()):
             randomize(module)
-        assert_matches(self, module.eval(), inputs, *case[2:])
+        assert_matches(self, module.eval(), inputs, *case[2:], reference=REFERENCES.get(name))
 
     return test
 
 
 for _name, _case in CASES.items():
-    setattr(TorchOpTest, f"test_{_name}", _make(_case))
+    setattr(TorchOpTest, f"test_{_name}", _make(_name, _case))
 
 
 class UnsupportedOpTest(unittest.TestCase):
