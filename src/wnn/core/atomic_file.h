@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,11 +27,14 @@ class AtomicFileWriter {
 
  private:
   void flush_buffer();
+  void write_through(const std::byte* data, size_t size);
   std::string path_;
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;
-  std::string buffer_;  // coalesces small writes into large write(2) calls
+  uint64_t written_ = 0;            // bytes handed to write(2)
+  uint64_t writeback_started_ = 0;  // bytes whose writeback has been started
+  std::string buffer_;              // coalesces small writes into large write(2) calls
 };
 
 // Removes the temporaries of `path` left by dead writers: those whose lock is free and whose

@@ -51,6 +51,30 @@ TEST(AtomicFile, CommitReplacesTheTargetWithAllWrittenBytes) {
   fs::remove_all(dir);
 }
 
+TEST(AtomicFile, OutputsPastTheWritebackWindowKeepEveryByteInOrder) {
+  // 70 MiB in odd-sized pieces crosses the 32 MiB writeback window twice, in buffered and
+  // direct writes; every byte must land at its offset.
+  const fs::path dir = fresh_dir("wnn_atomic_window_");
+  const fs::path target = dir / "big.bin";
+  const size_t total = (70u << 20) + 13;
+  std::string expected(total, '\0');
+  for (size_t i = 0; i < total; ++i) expected[i] = char((i * 2654435761u) >> 13);
+  {
+    AtomicFileWriter w(target.string());
+    size_t at = 0, piece = 1;
+    while (at < total) {
+      const size_t n = std::min(piece, total - at);
+      w.write(std::as_bytes(std::span(expected.data() + at, n)));
+      at += n;
+      piece = piece * 7 % 5000017 + 1;  // sizes from 1 byte to ~5 MiB
+    }
+    w.commit();
+  }
+  EXPECT_TRUE(read_all(target) == expected);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), {}), 1);
+  fs::remove_all(dir);
+}
+
 TEST(AtomicFile, AbandonedWriteLeavesTargetAndDirectoryUntouched) {
   const fs::path dir = fresh_dir("wnn_atomic_abandon_");
   const fs::path target = dir / "out.bin";
