@@ -9,7 +9,9 @@ it with `wnn convert`, feed both runtimes the same seeded inputs, check wnn's ou
 ONNX Runtime's (|wnn - ort| <= 1e-4 + 1e-3 |ort|; the max error is printed), then time
 ONNX Runtime (tools/ort-reference/bench.js, an untimed gc() between runs) and `wnn bench`
 (backend auto) with the same threads, warm-up and runs. Prints a table (median ms, ratio
-wnn/ORT, wnn GFLOP/s over conv and matmul FLOPs) and the geometric mean of the ratios.
+wnn/ORT, wnn GFLOP/s over conv and matmul FLOPs) and the geometric mean of the ratios, then a
+second table: `wnn convert` time against `cp` of the same ONNX file (best of 3 each), and load
+to first inference (model load, session creation and the cold first run) of both runtimes.
 Exit status 1 if any model's outputs are outside the tolerance or any step failed.
 """
 
@@ -127,13 +129,45 @@ def compare_outputs(ort_path, wnn_dir, names):
     return worst, ok
 
 
+def best_seconds(cmd, before, repeats=3):
+    """The fastest of `repeats` runs of cmd, each after before() (untimed)."""
+    best = None
+    for _ in range(repeats):
+        before()
+        start = time.perf_counter()
+        run(cmd)
+        took = time.perf_counter() - start
+        best = took if best is None else min(best, took)
+    return best
+
+
+def time_conversion(build, onnx_path, model_dir):
+    """`wnn convert` into model_dir against `cp` of the same .onnx file (and its external data,
+    if any), both from a warm page cache; best of 3 each. wnn's output is left in model_dir."""
+    files = [onnx_path] + [os.path.join(os.path.dirname(onnx_path), f)
+                           for f in os.listdir(os.path.dirname(onnx_path))
+                           if f.startswith(os.path.basename(onnx_path) + ".data")]
+    copy_dir = model_dir + ".cp"
+
+    def fresh(d):
+        def reset():
+            subprocess.run(["rm", "-rf", d], check=True)
+            os.makedirs(d)
+        return reset
+
+    cp_s = best_seconds(["cp"] + files + [copy_dir], fresh(copy_dir))
+    subprocess.run(["rm", "-rf", copy_dir], check=True)
+    convert_s = best_seconds([os.path.join(build, "wnn"), "convert", onnx_path, "-o", model_dir],
+                             fresh(model_dir))
+    return convert_s, cp_s
+
+
 def bench_one(spec, args, build):
     work = args.work
     onnx_path = export_model(spec, work)
     model_dir = os.path.join(work, f"{spec.name}.wnn")
     graph = os.path.join(model_dir, f"{spec.name}.webnn")
-    if not os.path.exists(graph) or os.path.getmtime(graph) < os.path.getmtime(onnx_path):
-        run([os.path.join(build, "wnn"), "convert", onnx_path, "-o", model_dir])
+    convert_s, cp_s = time_conversion(build, onnx_path, model_dir)
     inputs = os.path.join(work, f"{spec.name}.inputs.safetensors")
     input_specs = write_npy_inputs(inputs, os.path.join(work, f"{spec.name}.inputs"))
     input_args = [a for s in input_specs for a in ("--input", s)]
@@ -160,6 +194,9 @@ def bench_one(spec, args, build):
         "wnn_gflops": flops / 1e6 / wnn["median_ms"] if flops else None,
         "max_err": max_err, "ok": ok, "regions": wnn["regions"],
         "reference_nodes": wnn["reference_nodes"], "compile_ms": wnn["compile_ms"],
+        "convert_ms": convert_s * 1e3, "cp_ms": cp_s * 1e3,
+        "ort_first_ms": ort["load_to_first_inference_ms"],
+        "wnn_first_ms": wnn["load_to_first_inference_ms"],
     }
 
 
@@ -206,6 +243,15 @@ def main():
     if rows:
         geomean = math.exp(sum(math.log(r["ratio"]) for r in rows) / len(rows))
         print(f"geometric mean of wnn/ORT over {len(rows)} models: {geomean:.3f}")
+        print()
+        print("conversion (best of 3, warm page cache) and load to first inference (model load,")
+        print("session creation and the cold first run, in-process):")
+        print(f"{'model':28s} {'cp ms':>8s} {'convert ms':>10s} {'x cp':>6s} "
+              f"{'ORT first ms':>12s} {'wnn first ms':>12s} {'ratio':>6s}")
+        for r in rows:
+            print(f"{r['model']:28s} {r['cp_ms']:8.1f} {r['convert_ms']:10.1f} "
+                  f"{r['convert_ms'] / r['cp_ms']:6.2f} {r['ort_first_ms']:12.1f} "
+                  f"{r['wnn_first_ms']:12.1f} {r['wnn_first_ms'] / r['ort_first_ms']:6.2f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 'use strict';
 // Times ONNX Runtime's session.run on one model and prints JSON
-// {median_ms, p90_ms, min_ms, runs, ...}. Only session.run is timed. V8's garbage collector
-// otherwise lands inside session.run once outputs reach about 1 MB, so an untimed gc() runs
-// before every timed run; start node with --expose-gc (the script enables it itself if not).
+// {median_ms, p90_ms, min_ms, create_ms, first_run_ms, load_to_first_inference_ms, runs, ...}.
+// The latency statistics time only session.run. V8's garbage collector otherwise lands inside
+// session.run once outputs reach about 1 MB, so an untimed gc() runs before every timed run;
+// start node with --expose-gc (the script enables it itself if not).
 
 const v8 = require('v8');
 const vm = require('vm');
@@ -48,14 +49,22 @@ async function main(argv) {
 
   const ort = loadOrt();
   const feeds = readFeeds(ort, args.inputs);
+  // Load to first inference: session creation (reading and optimizing the model) plus the cold
+  // first run, which is also the first warm-up run.
+  const msSince = (start) => Number(process.hrtime.bigint() - start) / 1e6;
+  const createStart = process.hrtime.bigint();
   const session = await createSession(ort, args.model, threads);
-  for (let i = 0; i < warmup; ++i) await callOrt(() => session.run(feeds));
+  const createMs = msSince(createStart);
+  const firstStart = process.hrtime.bigint();
+  await callOrt(() => session.run(feeds));
+  const firstRunMs = msSince(firstStart);
+  for (let i = 1; i < warmup; ++i) await callOrt(() => session.run(feeds));
   const times = [];
   for (let i = 0; i < runs; ++i) {
     gc();
     const start = process.hrtime.bigint();
     await callOrt(() => session.run(feeds));
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    times.push(msSince(start));
   }
   const sorted = [...times].sort((a, b) => a - b);
   const round = (ms) => Math.round(ms * 1000) / 1000;
@@ -63,6 +72,9 @@ async function main(argv) {
     median_ms: round(median(sorted)),
     p90_ms: round(percentile(sorted, 90)),
     min_ms: round(sorted[0]),
+    create_ms: round(createMs),
+    first_run_ms: round(firstRunMs),
+    load_to_first_inference_ms: round(createMs + firstRunMs),
     runs,
     warmup,
     threads,
