@@ -138,6 +138,18 @@ void add_quantized_cases(std::vector<Case>& c) {
                                  filled(k, DataType::kInt8, {3}, -2)});
                  return k.b().add1(kGemm, {k.input({2, 4}), w});
                }});
+  // Not the QDQ pattern (weight zero point 3, float output): a float conv on the weight
+  // dequantized at compile time.
+  c.push_back(
+      {"dequantized_weight_conv_float_output", [](CaseBuilder& k) {
+         const auto w =
+             q_dq(k, kDequantizeLinear, int8_weight(k, {3, 2, 3, 3}), quant(k, 0.007f, 3));
+         return k.b().add1(kConv2d, {k.input({1, 2, 6, 5}), w}, {{"bias", k.constant({3})}});
+       }});
+  // A dequantized constant that is itself the region's output: copied from static data.
+  c.push_back({"dequantized_constant_as_output", [](CaseBuilder& k) {
+                 return q_dq(k, kDequantizeLinear, int8_weight(k, {3, 4}), quant(k, 0.01f, -5));
+               }});
   c.push_back({"quantize_per_axis_declined",
                [](CaseBuilder& k) {
                  const auto s = filled(k, DataType::kFloat32, {5}, 0.02);
