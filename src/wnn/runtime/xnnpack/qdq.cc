@@ -76,8 +76,8 @@ Support per_tensor_params(const Graph& g, const Node& n, QuantParams* out) {
   const DataType q = g.desc(zero).dtype;
   if (q != DataType::kInt8) {
     return Support::no(fmt::format(
-        "zero point dtype {}: only int8 is lowered (XNNPACK's qint8; uint8, int4 and uint4 "
-        "run on the reference kernels)",
+        "zero point dtype {}: only int8 is lowered (this XNNPACK's Convert node rejects "
+        "quint8 with invalid_parameter, measured; int4 and uint4 have no XNNPACK type)",
         dtype_name(q)));
   }
   out->scale = constant_values<float>(g, scale)[0];
