@@ -51,7 +51,122 @@ class CaseBuilder {
 struct Case {
   std::string name;
   std::function<OperandId(CaseBuilder&)> build;  // returns the output
+  // Quantized cases: the largest quantization step of the output. A delegate's quantized
+  // kernel rounds once from an exact int32 sum while the reference rounds its float sum, and
+  // XNNPACK quantizes with x * (1 / scale) where WebNN divides, so near half-way points one
+  // step of difference is allowed; everything else must match as float ops do.
+  double quant_step = 0;
 };
+
+// Per-tensor quantization parameters and seeded int8 weights for the QDQ cases.
+struct Quant {
+  OperandId scale, zero;
+};
+Quant quant(CaseBuilder& k, float scale, int8_t zero) {
+  Tensor s = Tensor::zeros(DataType::kFloat32, {});
+  s.mutable_view().as<float>()[0] = scale;
+  Tensor z = Tensor::zeros(DataType::kInt8, {});
+  z.mutable_view().as<int8_t>()[0] = zero;
+  const std::string n = std::to_string(k.graph()->constants().size());
+  return {k.b().constant("qs" + n, s), k.b().constant("qz" + n, z)};
+}
+OperandId q_dq(CaseBuilder& k, OpKind op, OperandId x, Quant p) {
+  return k.b().add1(op, {x, p.scale, p.zero});
+}
+// An int8 weight with values (i * 37) mod 255 - 127: negative and positive, no pattern with
+// the layout.
+OperandId int8_weight(CaseBuilder& k, Shape shape) {
+  Tensor t = Tensor::zeros(DataType::kInt8, shape);
+  for (int64_t i = 0; i < t.size(); ++i)
+    t.mutable_view().as<int8_t>()[i] = int8_t(i * 37 % 255 - 127);
+  return k.b().constant("w" + std::to_string(k.graph()->constants().size()), t);
+}
+// A float tensor filled with `v` (per-channel scales, zero points).
+OperandId filled(CaseBuilder& k, DataType dtype, Shape shape, double v) {
+  Tensor t = Tensor::zeros(dtype, shape);
+  for (int64_t i = 0; i < t.size(); ++i) {
+    if (dtype == DataType::kFloat32) t.mutable_view().as<float>()[i] = float(v * (1 + 0.1 * i));
+    if (dtype == DataType::kInt8) t.mutable_view().as<int8_t>()[i] = int8_t(v);
+    if (dtype == DataType::kUint8) t.mutable_view().as<uint8_t>()[i] = uint8_t(v);
+  }
+  return k.b().constant("f" + std::to_string(k.graph()->constants().size()), t);
+}
+
+void add_quantized_cases(std::vector<Case>& c) {
+  using enum OpKind;
+  c.push_back(
+      {"quantize_dequantize_per_tensor",
+       [](CaseBuilder& k) {
+         const Quant p = quant(k, 0.0173f, -11);
+         return q_dq(k, kDequantizeLinear, q_dq(k, kQuantizeLinear, k.input({3, 5, 7}), p), p);
+       },
+       0.0173});
+  // x -> Q -> DQ -> conv2d(DQ(int8 w, per output channel), float bias) -> Q -> DQ: one
+  // quantized convolution on XNNPACK, read back as float.
+  c.push_back(
+      {"qdq_conv2d_per_channel_nchw",
+       [](CaseBuilder& k) {
+         const Quant px = quant(k, 0.0091f, 5), py = quant(k, 0.031f, -3);
+         const auto x =
+             q_dq(k, kDequantizeLinear, q_dq(k, kQuantizeLinear, k.input({1, 3, 7, 6}), px), px);
+         const auto w =
+             k.b().add1(kDequantizeLinear, {int8_weight(k, {4, 3, 3, 3}),
+                                            filled(k, DataType::kFloat32, {4, 1, 1, 1}, 0.004),
+                                            filled(k, DataType::kInt8, {4, 1, 1, 1}, 0)});
+         const auto y = k.b().add1(
+             kConv2d, {x, w},
+             {{"bias", k.constant({4})}, {"padding", Ints{1, 1, 0, 2}}, {"strides", Ints{1, 2}}});
+         return q_dq(k, kDequantizeLinear, q_dq(k, kQuantizeLinear, y, py), py);
+       },
+       0.031});
+  c.push_back(
+      {"qdq_gemm_per_tensor",
+       [](CaseBuilder& k) {
+         const Quant pa = quant(k, 0.0083f, -7), pw = quant(k, 0.0061f, 0),
+                     py = quant(k, 0.011f, 9);
+         const auto a =
+             q_dq(k, kDequantizeLinear, q_dq(k, kQuantizeLinear, k.input({3, 9}), pa), pa);
+         const auto w = q_dq(k, kDequantizeLinear, int8_weight(k, {5, 9}), pw);
+         const auto y = k.b().add1(kGemm, {a, w}, {{"c", k.constant({5})}, {"bTranspose", true}});
+         return q_dq(k, kDequantizeLinear, q_dq(k, kQuantizeLinear, y, py), py);
+       },
+       0.011});
+  c.push_back({"dequantize_per_axis_weight_into_float_gemm", [](CaseBuilder& k) {
+                 const auto w =
+                     k.b().add1(kDequantizeLinear,
+                                {int8_weight(k, {4, 3}), filled(k, DataType::kFloat32, {3}, 0.01),
+                                 filled(k, DataType::kInt8, {3}, -2)});
+                 return k.b().add1(kGemm, {k.input({2, 4}), w});
+               }});
+  // Not the QDQ pattern (weight zero point 3, float output): a float conv on the weight
+  // dequantized at compile time.
+  c.push_back(
+      {"dequantized_weight_conv_float_output", [](CaseBuilder& k) {
+         const auto w =
+             q_dq(k, kDequantizeLinear, int8_weight(k, {3, 2, 3, 3}), quant(k, 0.007f, 3));
+         return k.b().add1(kConv2d, {k.input({1, 2, 6, 5}), w}, {{"bias", k.constant({3})}});
+       }});
+  // A dequantized constant that is itself the region's output: copied from static data.
+  c.push_back({"dequantized_constant_as_output", [](CaseBuilder& k) {
+                 return q_dq(k, kDequantizeLinear, int8_weight(k, {3, 4}), quant(k, 0.01f, -5));
+               }});
+  c.push_back({"quantize_per_axis_declined",
+               [](CaseBuilder& k) {
+                 const auto s = filled(k, DataType::kFloat32, {5}, 0.02);
+                 const auto z = filled(k, DataType::kInt8, {5}, 3);
+                 return k.b().add1(kDequantizeLinear,
+                                   {k.b().add1(kQuantizeLinear, {k.input({2, 5}), s, z}), s, z});
+               },
+               0.03});
+  c.push_back({"quantize_uint8_declined",
+               [](CaseBuilder& k) {
+                 const auto s = filled(k, DataType::kFloat32, {}, 0.02);
+                 const auto z = filled(k, DataType::kUint8, {}, 128);
+                 return k.b().add1(kDequantizeLinear,
+                                   {k.b().add1(kQuantizeLinear, {k.input({2, 5}), s, z}), s, z});
+               },
+               0.02});
+}
 
 std::vector<Case> cases() {
   std::vector<Case> c;
@@ -323,6 +438,7 @@ std::vector<Case> cases() {
                  return k.b().add1(OpKind::kMaxPool2d, {s},
                                    {{"windowDimensions", Ints{2, 2}}, {"strides", Ints{2, 2}}});
                }});
+  add_quantized_cases(c);
   return c;
 }
 
@@ -367,7 +483,8 @@ TEST_P(DelegateDifferential, MatchesReferenceKernels) {
       const float* g = got[o].tensor.view().as<float>();
       const float* w = want[o].tensor.view().as<float>();
       for (int64_t i = 0; i < got[o].tensor.size(); ++i) {
-        ASSERT_LE(std::abs(double(g[i]) - w[i]), 1e-5 + 1e-4 * std::abs(w[i]))
+        ASSERT_LE(std::abs(double(g[i]) - w[i]),
+                  1e-5 + 1e-4 * std::abs(w[i]) + p.c.quant_step * 1.0001)
             << "element " << i << ": " << g[i] << " vs reference " << w[i];
       }
     }

@@ -3,6 +3,7 @@
 // only); it is repacked once to XNNPACK's [O, H, W, I] from any WebNN filter layout.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 
 #include "wnn/core/ops/conv.h"
@@ -17,18 +18,18 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 Support conv_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32_rank(g, n); !s.ok) return s;
   const OperandId filter = *n.attrs.get_operand("filter");
-  if (!reasons::is_constant(g, filter))
-    return Support::no(reasons::not_constant(g, filter, "filter"));
-  if (auto bias = n.attrs.get_operand("bias"); bias && !reasons::is_constant(g, *bias)) {
+  if (!is_static(g, filter)) return Support::no(reasons::not_constant(g, filter, "filter"));
+  if (auto bias = n.attrs.get_operand("bias"); bias && !is_static(g, *bias)) {
     return Support::no(reasons::not_constant(g, *bias, "bias"));
   }
   return Support::yes();
 }
 
-// The filter as XNNPACK's [G * Og, H, W, Ig] floats. conv2d filters hold Ig input channels and
+// The filter `src` as XNNPACK's [G * Og, H, W, Ig]. conv2d filters hold Ig input channels and
 // all output channels; convTranspose2d filters hold all input channels and Og outputs.
-std::vector<float> ohwi_filter(const Graph& g, OperandId filter, std::string_view layout,
-                               int64_t groups, bool transposed) {
+template <typename T>
+std::vector<T> ohwi_filter(const Graph& g, OperandId filter, const T* src, std::string_view layout,
+                           int64_t groups, bool transposed) {
   const auto& shape = g.desc(filter).shape;
   const auto f = conv_filter_geometry(shape, layout);
   const auto strides = contiguous_strides(shape);
@@ -38,8 +39,7 @@ std::vector<float> ohwi_filter(const Graph& g, OperandId filter, std::string_vie
   }
   const int64_t og = transposed ? f.output_channels : f.output_channels / groups;
   const int64_t ig = transposed ? f.input_channels / groups : f.input_channels;
-  const float* src = reinterpret_cast<const float*>(g.constant_of(filter)->data.data());
-  std::vector<float> out(size_t(element_count(shape)));
+  std::vector<T> out(size_t(element_count(shape)));
   size_t k = 0;
   for (int64_t gr = 0; gr < groups; ++gr)
     for (int64_t o = 0; o < og; ++o)
@@ -53,20 +53,14 @@ std::vector<float> ohwi_filter(const Graph& g, OperandId filter, std::string_vie
   return out;
 }
 
-void define_conv(SubgraphBuilder& b, const Node& n) {
-  const Graph& g = b.graph();
+// The convolution node of conv2d `n` on XNNPACK values (fp32 or quantized alike).
+void define_conv_node(SubgraphBuilder& b, const Node& n, uint32_t x, uint32_t w, uint32_t bv,
+                      uint32_t y) {
   const auto& a = n.attrs;
-  const OperandId input = *a.get_operand("input"), filter = *a.get_operand("filter");
-  const auto f = conv_filter_geometry(g.desc(filter).shape, a.get_enum("filterLayout"));
+  const auto f =
+      conv_filter_geometry(b.graph().desc(n.inputs[1]).shape, a.get_enum("filterLayout"));
   const int64_t groups = a.get_int("groups");
   const auto pad = a.get_ints("padding"), st = a.get_ints("strides"), dil = a.get_ints("dilations");
-  const uint32_t w = b.static_value(
-      ohwi_filter(g, filter, a.get_enum("filterLayout"), groups, false),
-      {size_t(f.output_channels), size_t(f.height), size_t(f.width), size_t(f.input_channels)});
-  const auto bias = a.get_operand("bias");
-  const uint32_t x = b.value(input);
-  const uint32_t bv = bias ? b.value(*bias) : XNN_INVALID_VALUE_ID;
-  const uint32_t y = b.output(n.outputs[0]);
   check_xnn(
       xnn_define_convolution_2d(b.subgraph(), uint32_t(pad[0]), uint32_t(pad[3]), uint32_t(pad[1]),
                                 uint32_t(pad[2]), uint32_t(f.height), uint32_t(f.width),
@@ -75,6 +69,68 @@ void define_conv(SubgraphBuilder& b, const Node& n) {
                                 size_t(f.output_channels / groups), -kInf, kInf, x, w, bv, y, 0),
       "xnn_define_convolution_2d");
 }
+
+void define_conv(SubgraphBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  if (const QdqMatch* m = b.qdq(uint32_t(&n - g.nodes().data()))) return define_qdq_conv(b, n, *m);
+  const auto& a = n.attrs;
+  const OperandId input = *a.get_operand("input"), filter = *a.get_operand("filter");
+  const auto f = conv_filter_geometry(g.desc(filter).shape, a.get_enum("filterLayout"));
+  const int64_t groups = a.get_int("groups");
+  const uint32_t w = b.static_value(
+      ohwi_filter(g, filter, b.static_floats(filter).data(), a.get_enum("filterLayout"), groups,
+                  false),
+      {size_t(f.output_channels), size_t(f.height), size_t(f.width), size_t(f.input_channels)});
+  const auto bias = a.get_operand("bias");
+  const uint32_t x = b.value(input);
+  const uint32_t bv = bias ? b.new_static(*bias) : XNN_INVALID_VALUE_ID;
+  const uint32_t y = b.output(n.outputs[0]);
+  define_conv_node(b, n, x, w, bv, y);
+}
+
+}  // namespace
+
+// The QDQ conv as one quantized convolution: qint8 input and output with the Q/DQ params, the
+// filter qcint8 with its per-channel scales, the bias qcint32 with scale input * filter.
+void define_qdq_conv(SubgraphBuilder& b, const Node& n, const QdqMatch& m) {
+  const Graph& g = b.graph();
+  const auto& a = n.attrs;
+  const OperandId filter = n.inputs[1];
+  const Node& dqw = g.nodes()[m.dq_filter];
+  const auto f = conv_filter_geometry(g.desc(filter).shape, a.get_enum("filterLayout"));
+  const int64_t groups = a.get_int("groups");
+  const int8_t* wq = reinterpret_cast<const int8_t*>(g.constant_of(dqw.inputs[0])->data.data());
+  const int8_t* w_data =
+      b.keep(ohwi_filter(g, filter, wq, a.get_enum("filterLayout"), groups, false));
+  const float* scales = b.keep(m.filter_scales);
+  const size_t w_dims[4] = {size_t(f.output_channels), size_t(f.height), size_t(f.width),
+                            size_t(f.input_channels)};
+  uint32_t w = 0;
+  check_xnn(
+      xnn_define_channelwise_quantized_tensor_value(b.subgraph(), xnn_datatype_qcint8, scales, 4, 0,
+                                                    w_dims, w_data, XNN_INVALID_VALUE_ID, 0, &w),
+      "xnn_define_channelwise_quantized_tensor_value (filter)");
+  uint32_t bv = XNN_INVALID_VALUE_ID;
+  if (const auto bias = a.get_operand("bias")) {
+    const auto& fb = b.static_floats(*bias);
+    std::vector<float> bias_scales(fb.size());
+    std::vector<int32_t> q(fb.size());
+    for (size_t c = 0; c < fb.size(); ++c) {
+      bias_scales[c] = m.input.scale * m.filter_scales[c];
+      q[c] = quantize_bias(fb[c], bias_scales[c]);
+    }
+    const size_t dims[1] = {fb.size()};
+    check_xnn(xnn_define_channelwise_quantized_tensor_value(
+                  b.subgraph(), xnn_datatype_qcint32, b.keep(std::move(bias_scales)), 1, 0, dims,
+                  b.keep(std::move(q)), XNN_INVALID_VALUE_ID, 0, &bv),
+              "xnn_define_channelwise_quantized_tensor_value (bias)");
+  }
+  const uint32_t x = b.value(g.nodes()[m.dq_input].inputs[0]);
+  const uint32_t y = b.output(g.nodes()[m.q_output].outputs[0]);
+  define_conv_node(b, n, x, w, bv, y);
+}
+
+namespace {
 
 // convTranspose2d: XNNPACK crops the output by the padding, like WebNN, and adds the
 // adjustment (outputPadding, or what outputSizes implies) at the bottom and right.
@@ -118,11 +174,12 @@ void define_deconv(SubgraphBuilder& b, const Node& n) {
   const OperandId filter = n.inputs[1];
   const int64_t ig = d.f.input_channels / d.groups, og = d.f.output_channels;
   const uint32_t w =
-      b.static_value(ohwi_filter(g, filter, a.get_enum("filterLayout"), d.groups, true),
+      b.static_value(ohwi_filter(g, filter, b.static_floats(filter).data(),
+                                 a.get_enum("filterLayout"), d.groups, true),
                      {size_t(d.groups * og), size_t(d.f.height), size_t(d.f.width), size_t(ig)});
   const auto bias = a.get_operand("bias");
   const uint32_t x = b.value(n.inputs[0]);
-  const uint32_t bv = bias ? b.value(*bias) : XNN_INVALID_VALUE_ID;
+  const uint32_t bv = bias ? b.new_static(*bias) : XNN_INVALID_VALUE_ID;
   const uint32_t y = b.output(n.outputs[0]);
   check_xnn(xnn_define_deconvolution_2d(
                 b.subgraph(), uint32_t(d.pad[0]), uint32_t(d.pad[3]), uint32_t(d.pad[1]),

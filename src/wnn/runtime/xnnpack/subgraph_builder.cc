@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "wnn/core/error.h"
+#include "wnn/kernels/kernel.h"
 
 namespace wnn::runtime::xnnpack {
 
@@ -20,18 +21,27 @@ std::array<int64_t, 4> as_nchw(std::span<const int64_t> shape) {
   return d;
 }
 
-// NCHW <-> NHWC copies for the region boundary.
-void to_channels_last(const float* src, float* dst, std::array<int64_t, 4> d) {
+// NCHW <-> NHWC copies for the region boundary, of `size`-byte elements (fp32 or int8).
+template <typename T>
+void permute_typed(const void* src_v, void* dst_v, std::array<int64_t, 4> d, bool to_last) {
+  const T* src = static_cast<const T*>(src_v);
+  T* dst = static_cast<T*>(dst_v);
   const int64_t N = d[0], C = d[1], HW = d[2] * d[3];
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < HW; ++i) dst[(n * HW + i) * C + c] = src[(n * C + c) * HW + i];
+      for (int64_t i = 0; i < HW; ++i) {
+        const int64_t nchw = (n * C + c) * HW + i, nhwc = (n * HW + i) * C + c;
+        if (to_last)
+          dst[nhwc] = src[nchw];
+        else
+          dst[nchw] = src[nhwc];
+      }
 }
-void from_channels_last(const float* src, float* dst, std::array<int64_t, 4> d) {
-  const int64_t N = d[0], C = d[1], HW = d[2] * d[3];
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t i = 0; i < HW; ++i) dst[(n * C + c) * HW + i] = src[(n * HW + i) * C + c];
+void permute(const void* src, void* dst, std::array<int64_t, 4> d, size_t size, bool to_last) {
+  if (size == 1)
+    permute_typed<uint8_t>(src, dst, d, to_last);
+  else
+    permute_typed<float>(src, dst, d, to_last);
 }
 
 struct PoolDeleter {
@@ -46,13 +56,13 @@ class XnnpackRegion final : public CompiledRegion {
   struct Boundary {
     uint32_t operand, value;
     bool input;
-    std::array<int64_t, 4> nchw;                  // when staged
+    std::array<int64_t, 4> nchw;  // when staged
+    size_t element_size;
     std::unique_ptr<std::vector<float>> staging;  // channels-last copy, or null
   };
   XnnpackRegion(std::unique_ptr<pthreadpool, PoolDeleter> pool,
                 std::unique_ptr<xnn_runtime, RuntimeDeleter> runtime,
-                std::vector<Boundary> boundaries,
-                std::vector<std::unique_ptr<std::vector<float>>> owned)
+                std::vector<Boundary> boundaries, std::vector<std::shared_ptr<void>> owned)
       : pool_(std::move(pool)),
         runtime_(std::move(runtime)),
         boundaries_(std::move(boundaries)),
@@ -62,9 +72,9 @@ class XnnpackRegion final : public CompiledRegion {
     std::lock_guard lock(mutex_);
     std::vector<xnn_external_value> ext;
     for (const Boundary& b : boundaries_) {
-      auto* p = reinterpret_cast<float*>(const_cast<std::byte*>(data[b.operand]));
+      void* p = const_cast<std::byte*>(data[b.operand]);
       if (b.staging) {
-        if (b.input) to_channels_last(p, b.staging->data(), b.nchw);
+        if (b.input) permute(p, b.staging->data(), b.nchw, b.element_size, true);
         p = b.staging->data();
       }
       ext.push_back({b.value, p});
@@ -73,9 +83,8 @@ class XnnpackRegion final : public CompiledRegion {
     check_xnn(xnn_invoke_runtime(runtime_.get()), "xnn_invoke_runtime");
     for (const Boundary& b : boundaries_) {
       if (b.staging && !b.input) {
-        from_channels_last(b.staging->data(),
-                           reinterpret_cast<float*>(const_cast<std::byte*>(data[b.operand])),
-                           b.nchw);
+        permute(b.staging->data(), const_cast<std::byte*>(data[b.operand]), b.nchw, b.element_size,
+                false);
       }
     }
   }
@@ -84,7 +93,7 @@ class XnnpackRegion final : public CompiledRegion {
   std::unique_ptr<pthreadpool, PoolDeleter> pool_;
   std::unique_ptr<xnn_runtime, RuntimeDeleter> runtime_;
   std::vector<Boundary> boundaries_;
-  std::vector<std::unique_ptr<std::vector<float>>> owned_;
+  std::vector<std::shared_ptr<void>> owned_;
   mutable std::mutex mutex_;
 };
 
@@ -102,6 +111,7 @@ SubgraphBuilder::SubgraphBuilder(const Graph& graph, const Region& region)
   const uint32_t externals = uint32_t(region.inputs.size() + region.outputs.size());
   check_xnn(xnn_create_subgraph(externals, 0, &subgraph_), "xnn_create_subgraph");
   plan_layouts();
+  plan_qdq();
 }
 
 SubgraphBuilder::~SubgraphBuilder() {
@@ -171,32 +181,103 @@ std::vector<size_t> SubgraphBuilder::held_dims(OperandId id) const {
 }
 
 uint32_t SubgraphBuilder::static_value(std::vector<float> data, std::vector<size_t> dims) {
-  owned_.push_back(std::make_unique<std::vector<float>>(std::move(data)));
+  const float* p = keep(std::move(data));
   uint32_t id = 0;
-  check_xnn(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(),
-                                    owned_.back()->data(), XNN_INVALID_VALUE_ID, 0, &id),
+  check_xnn(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), p,
+                                    XNN_INVALID_VALUE_ID, 0, &id),
             "xnn_define_tensor_value (static)");
   return id;
 }
 
-uint32_t SubgraphBuilder::value(OperandId id) {
-  if (auto it = values_.find(id.index); it != values_.end()) return it->second;
+const std::vector<float>& SubgraphBuilder::static_floats(OperandId id) {
+  if (auto it = static_floats_.find(id.index); it != static_floats_.end()) return it->second;
+  const auto& desc = graph_.desc(id);
+  std::vector<float> data(size_t(element_count(desc.shape)));
+  if (const ConstantInfo* c = graph_.constant_of(id)) {
+    std::memcpy(data.data(), c->data.data(), data.size() * sizeof(float));
+  } else {
+    const Node* dq = dequantized_constant(graph_, id);
+    check_internal(dq != nullptr, "'{}' is not static", graph_.name_of(id));
+    std::vector<ConstTensorView> ins;
+    for (OperandId in : dq->inputs) {
+      ins.push_back(ConstTensorView{graph_.desc(in).dtype, graph_.desc(in).shape,
+                                    graph_.constant_of(in)->data.data()});
+    }
+    const TensorView out{desc.dtype, desc.shape, reinterpret_cast<std::byte*>(data.data())};
+    kernels::run_node(*dq, ins, std::span<const TensorView>(&out, 1));
+  }
+  return static_floats_[id.index] = std::move(data);
+}
+
+void SubgraphBuilder::plan_qdq() {
+  std::set<uint32_t> in_region(region_.nodes.begin(), region_.nodes.end());
+  for (uint32_t n : region_.nodes) {
+    auto m = match_qdq(graph_, n);
+    if (!m || !in_region.count(m->dq_input) || !in_region.count(m->dq_filter) ||
+        !in_region.count(m->q_output)) {
+      continue;
+    }
+    absorbed_.insert(m->q_output);
+    qdq_.emplace(n, std::move(*m));
+  }
+  // A dequantizeLinear all of whose readers consume its int8 input directly is not needed.
+  for (uint32_t n : region_.nodes) {
+    const Node& node = graph_.nodes()[n];
+    if (node.op() != OpKind::kDequantizeLinear || is_region_output(node.outputs[0])) continue;
+    bool all = true;
+    for (uint32_t r : readers(graph_, node.outputs[0])) all = all && qdq_.count(r) > 0;
+    if (all) absorbed_.insert(n);
+  }
+}
+
+bool SubgraphBuilder::is_region_output(OperandId id) const {
+  return std::find(region_.outputs.begin(), region_.outputs.end(), id) != region_.outputs.end();
+}
+
+uint32_t SubgraphBuilder::new_static(OperandId id) {
+  check_internal(graph_.desc(id).dtype == DataType::kFloat32, "XNNPACK static '{}' is not float32",
+                 graph_.name_of(id));
+  const auto& src = static_floats(id);
+  std::vector<float> data = src;
+  if (permuted(id)) {
+    permute(src.data(), data.data(), as_nchw(graph_.desc(id).shape), sizeof(float), true);
+  }
+  return static_value(std::move(data), held_dims(id));
+}
+
+const QdqMatch* SubgraphBuilder::qdq(uint32_t node) const {
+  auto it = qdq_.find(node);
+  return it == qdq_.end() ? nullptr : &it->second;
+}
+
+uint32_t SubgraphBuilder::define_value(OperandId id, const void* data, uint32_t external,
+                                       uint32_t flags) {
   const auto dims = held_dims(id);
   uint32_t v = 0;
-  if (const ConstantInfo* c = graph_.constant_of(id)) {
-    const float* src = reinterpret_cast<const float*>(c->data.data());
-    const size_t count = size_t(element_count(graph_.desc(id).shape));
-    std::vector<float> data(src, src + count);
-    if (permuted(id)) {
-      to_channels_last(src, data.data(), as_nchw(graph_.desc(id).shape));
-    }
-    v = static_value(std::move(data), dims);
+  if (graph_.desc(id).dtype == DataType::kInt8) {
+    QuantParams q;
+    const Support s = value_params(graph_, id, &q);
+    check_internal(s.ok, "{}", s.reason);
+    check_xnn(
+        xnn_define_quantized_tensor_value(subgraph_, xnn_datatype_qint8, q.zero_point, q.scale,
+                                          dims.size(), dims.data(), data, external, flags, &v),
+        "xnn_define_quantized_tensor_value");
+  } else {
+    check_xnn(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), data,
+                                      external, flags, &v),
+              "xnn_define_tensor_value");
+  }
+  return v;
+}
+
+uint32_t SubgraphBuilder::value(OperandId id) {
+  if (auto it = values_.find(id.index); it != values_.end()) return it->second;
+  uint32_t v = 0;
+  if (is_static(graph_, id)) {
+    v = new_static(id);
   } else {
     // A region input: an external value, staged through a channels-last copy when permuted.
-    const uint32_t ext = next_external_++;
-    check_xnn(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(),
-                                      nullptr, ext, XNN_VALUE_FLAG_EXTERNAL_INPUT, &v),
-              "xnn_define_tensor_value (input)");
+    v = define_value(id, nullptr, next_external_++, XNN_VALUE_FLAG_EXTERNAL_INPUT);
     boundaries_.push_back({id.index, v, true, permuted(id)});
   }
   values_[id.index] = v;
@@ -212,14 +293,9 @@ uint32_t SubgraphBuilder::temporary(const std::vector<size_t>& dims) {
 }
 
 uint32_t SubgraphBuilder::output(OperandId id) {
-  const auto dims = held_dims(id);
-  const bool boundary =
-      std::find(region_.outputs.begin(), region_.outputs.end(), id) != region_.outputs.end();
-  uint32_t v = 0;
-  check_xnn(xnn_define_tensor_value(subgraph_, xnn_datatype_fp32, dims.size(), dims.data(), nullptr,
-                                    boundary ? next_external_++ : XNN_INVALID_VALUE_ID,
-                                    boundary ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : 0, &v),
-            "xnn_define_tensor_value (output)");
+  const bool boundary = is_region_output(id);
+  const uint32_t v = define_value(id, nullptr, boundary ? next_external_++ : XNN_INVALID_VALUE_ID,
+                                  boundary ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : 0);
   if (boundary) boundaries_.push_back({id.index, v, false, permuted(id)});
   values_[id.index] = v;
   return v;
@@ -233,12 +309,14 @@ std::unique_ptr<CompiledRegion> SubgraphBuilder::finish(int threads) {
   std::unique_ptr<xnn_runtime, RuntimeDeleter> runtime(rt);
   std::vector<XnnpackRegion::Boundary> bounds;
   for (const Boundary& b : boundaries_) {
-    XnnpackRegion::Boundary rb{b.operand, b.value, b.input, {}, nullptr};
+    const OperandId id{b.operand};
+    const size_t size = dtype_size(graph_.desc(id).dtype);
+    XnnpackRegion::Boundary rb{b.operand, b.value, b.input, {}, size, nullptr};
     if (b.permuted) {
-      const OperandId id{b.operand};
       rb.nchw = as_nchw(graph_.desc(id).shape);
-      rb.staging =
-          std::make_unique<std::vector<float>>(size_t(element_count(graph_.desc(id).shape)));
+      // Floats, rounded up: also holds int8 elements, with float alignment.
+      const size_t count = size_t(element_count(graph_.desc(id).shape));
+      rb.staging = std::make_unique<std::vector<float>>((count * size + 3) / 4);
     }
     bounds.push_back(std::move(rb));
   }
@@ -250,6 +328,14 @@ Support require_f32_rank(const Graph& g, const Node& n) {
   for (const auto& ids : {n.inputs, n.outputs}) {
     for (OperandId id : ids) {
       if (g.desc(id).dtype != DataType::kFloat32) return Support::no(reasons::dtype(g, n, id));
+    }
+  }
+  return require_rank(g, n);
+}
+
+Support require_rank(const Graph& g, const Node& n) {
+  for (const auto& ids : {n.inputs, n.outputs}) {
+    for (OperandId id : ids) {
       if (g.desc(id).shape.size() > XNN_MAX_TENSOR_DIMS) {
         return Support::no(fmt::format("rank {} of '{}' above XNNPACK's {}",
                                        g.desc(id).shape.size(), g.name_of(id),
@@ -290,6 +376,7 @@ const Table& table() {
     register_conv(t);
     register_matmul(t);
     register_elementwise(t);
+    register_quantize(t);
     return t;
   }();
   return t;

@@ -23,6 +23,7 @@ std::unique_ptr<CompiledRegion> XnnpackDelegate::compile(const Graph& graph, con
   SubgraphBuilder b(graph, region);
   for (uint32_t n : region.nodes) {
     const Node& node = graph.nodes()[n];
+    if (b.absorbed(n)) continue;  // done by the quantized node of its QDQ pattern
     with_error_context(fmt::format("{} '{}'", op_name(node.op()), graph.name_of(node.outputs[0])),
                        [&] { table()[size_t(node.op())].define(b, node); });
   }
