@@ -167,7 +167,8 @@ class Importer {
       values_.set_operand(in.name, builder_.input(name, {*dtype, shape}));
       result_.inputs.emplace_back(in.name, name);
     }
-    for (const auto& [name, _] : options_.pin_inputs) {
+    for (const auto& pinned : options_.pin_inputs) {
+      const std::string& name = pinned.first;
       check(std::any_of(g.input.begin(), g.input.end(), [&](auto& i) { return i.name == name; }),
             "--pin-input names '{}', which is not a graph input", name);
     }
