@@ -24,7 +24,7 @@ test: build
 # their own build dir. The python/node model tests are left out: they run no wnn code.
 SANITIZE_BUILD ?= build-sanitize
 test-sanitize: deps
-	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DWNN_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DWNN_SANITIZE=ON -DWNN_PYTHON=OFF $(CMAKE_FLAGS)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -34,27 +34,32 @@ test-sanitize: deps
 # coverage instrumentation, shared by the sanitizer suite and the libFuzzer binaries: one build
 # instead of two. Then every fuzz target for FUZZ_SECONDS. `make ci` runs it after `make test`.
 test-robust: deps
-	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DWNN_FUZZ=ON -DCMAKE_C_COMPILER=clang-14 \
-	  -DCMAKE_CXX_COMPILER=clang++-14 $(CMAKE_FLAGS)
+	cmake -S . -B $(FUZZ_BUILD) $(FUZZ_CONFIGURE) $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	cd $(FUZZ_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -E '^(ort_reference|models)\.'
-	bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_JOBS=$(FUZZ_JOBS) bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # What CI runs (.ci/run calls `make test`; see docs/robustness.md for the timing of this one).
 ci: test
-	$(MAKE) test-robust FUZZ_SECONDS=30
+	$(MAKE) test-robust FUZZ_SECONDS=30 FUZZ_JOBS=$(JOBS)
 
-# libFuzzer targets (tests/fuzz), built with clang in their own dir, FUZZ_SECONDS each.
+# libFuzzer targets (tests/fuzz), built with clang in their own dir, FUZZ_SECONDS each,
+# FUZZ_JOBS at a time. The sanitized build is -O1 with line tables only (what ASan reports need)
+# and without the Python module, which a non-ASan python could not load.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 FUZZ_TARGETS ?=
+FUZZ_CONFIGURE = -G Ninja -DWNN_FUZZ=ON -DWNN_PYTHON=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+	  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG"
 fuzz: deps
-	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DWNN_FUZZ=ON -DCMAKE_C_COMPILER=clang-14 \
-	  -DCMAKE_CXX_COMPILER=clang++-14 $(CMAKE_FLAGS)
+	cmake -S . -B $(FUZZ_BUILD) $(FUZZ_CONFIGURE) $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
-	bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_JOBS=$(FUZZ_JOBS) bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)
