@@ -27,7 +27,11 @@ bool commutative(OpKind op);
 // that may run as its post-ops. Each link is the only reader of the value before it, that value
 // is not a region output, and a binary link's other operand is available before the producer
 // runs (a constant, a region input, or computed by an earlier node of the region).
+// A SiLU, mul(x, sigmoid(x)) after the producer, is a link of two nodes (sigmoid, mul).
 EpilogueCandidates plan_epilogues(const Graph& graph, const Region& region);
+// The mul node when links i and i+1 of `producer`'s chain are a SiLU pair.
+std::optional<uint32_t> silu_mul(const Graph& graph, const EpilogueCandidates& plan,
+                                 uint32_t producer, size_t i);
 
 // Post-ops for the first `count` links of a producer's chain, for a primitive whose dst has
 // the logical dims `dst_dims`; `to_logical` maps a WebNN-layout desc into them (the NHWC
