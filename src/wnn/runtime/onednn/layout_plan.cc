@@ -1,33 +1,48 @@
 #include "wnn/runtime/onednn/layout_plan.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "wnn/core/error.h"
-#include "wnn/core/ops/conv.h"
 
 namespace wnn::runtime::onednn {
-
-bool is_depthwise(const Graph& g, const Node& n) {
-  if (n.op() != OpKind::kConv2d) return false;
-  const auto& a = n.attrs;
-  const int64_t groups = a.get_int("groups");
-  const auto in =
-      conv_input_geometry(g.desc(*a.get_operand("input")).shape, a.get_enum("inputLayout"));
-  return groups > 1 && groups == in.channels;
-}
 
 ConvLayout plan_conv_layout(const Graph& g, const Region& r, std::string_view override_) {
   if (override_ == "blocked") return ConvLayout::kBlocked;
   if (override_ == "any") return ConvLayout::kPerPrimitive;
   check(override_.empty() || override_ == "auto",
         "WNN_ONEDNN_CONV_LAYOUT is '{}'; expected auto, blocked or any", override_);
-  // Measured on the zoo (docs/benchmarks.md): depthwise-separable stacks run faster blocked;
-  // dense-conv regions (resnet, regnet's grouped convs) do not gain, and keep NHWC.
+  // Measured on the zoo (docs/benchmarks.md): stacks of grouped and depthwise convs
+  // (mobilenets, efficientnet, regnet) run faster blocked; dense-conv regions (resnet,
+  // squeezenet) gain nothing. Ops that read row-major (a channel shuffle's reshape and
+  // transpose, convnext's permutes around layerNormalization) each cost a reorder out of and
+  // back into the blocked layout, which outweighed the kernels' gain on shufflenet_v2.
+  size_t convs = 0, grouped = 0, row_major = 0;
   for (uint32_t k : r.nodes) {
-    if (is_depthwise(g, g.nodes()[k])) return ConvLayout::kBlocked;
+    const Node& n = g.nodes()[k];
+    switch (n.op()) {
+      case OpKind::kConv2d:
+        ++convs;
+        grouped += n.attrs.get_int("groups") > 1;
+        break;
+      case OpKind::kTranspose:
+      case OpKind::kReshape:
+      case OpKind::kSlice:
+      case OpKind::kSplit:
+      case OpKind::kConcat:
+      case OpKind::kLayerNormalization:
+      case OpKind::kSoftmax:
+      case OpKind::kMatmul:
+        ++row_major;
+        break;
+      default:
+        break;
+    }
   }
-  return ConvLayout::kPerPrimitive;
+  // One row-major op per 8 convs at most (the classifier's flatten is the usual one).
+  return grouped > 0 && row_major * 8 <= std::max<size_t>(convs, 8) ? ConvLayout::kBlocked
+                                                                    : ConvLayout::kPerPrimitive;
 }
 
 std::string_view conv_layout_override() {

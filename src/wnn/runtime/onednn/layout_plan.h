@@ -1,8 +1,9 @@
 // Layout planning for a oneDNN region: the one layout its convolutions hold activations in.
 // Left to each primitive (format_tag::any), oneDNN 2.6 on AVX-512 picks NHWC brgemm kernels;
-// its blocked kernels (nChw16c, jit_dw and jit_1x1) measured faster on depthwise-separable
-// stacks (docs/benchmarks.md), but only when the whole stack stays blocked: a reorder per op
-// costs more than the kernels gain. So the choice is per region, not per op.
+// its blocked kernels (nChw16c: jit_dw, jit_1x1, grouped jit) measured faster on stacks of
+// depthwise and grouped convs (docs/benchmarks.md), but only when the whole stack stays
+// blocked: a reorder per op costs more than the kernels gain. So the choice is per region:
+// blocked when it has grouped convs and few ops that need row-major data.
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -26,8 +27,5 @@ std::string_view conv_layout_override();
 
 // The blocked activation tag of this CPU: aBcd16b with AVX-512, aBcd8b otherwise.
 dnnl::memory::format_tag blocked_activation_tag();
-
-// Whether conv node `n` is depthwise: one input channel per group, groups > 1.
-bool is_depthwise(const Graph& graph, const Node& n);
 
 }  // namespace wnn::runtime::onednn
