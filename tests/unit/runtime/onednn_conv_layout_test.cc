@@ -166,12 +166,7 @@ TEST(OnednnConvLayout, WholeBlockChannelsNeedNoReordersBetweenConvs) {
   const std::vector<NamedView> in = {{"x", xv.view()}};
   expect_same_as_reference(g, in);
   const auto labels = kernel_labels(g, in);
-  const auto first = std::find(labels.begin(), labels.end(), "conv2d 'first'");
-  const auto last = std::find(labels.begin(), labels.end(), "conv2d 'y'");
-  ASSERT_TRUE(first < last && last != labels.end()) << ::testing::PrintToString(labels);
-  for (auto it = first; it != last; ++it) {
-    EXPECT_EQ(it->rfind("reorder", 0), std::string::npos) << ::testing::PrintToString(labels);
-  }
+  testing::expect_no_reorders_between(labels, "conv2d 'first'", "conv2d 'y'");
 }
 
 }  // namespace
