@@ -169,5 +169,31 @@ TEST(OnednnConvLayout, WholeBlockChannelsNeedNoReordersBetweenConvs) {
   testing::expect_no_reorders_between(labels, "conv2d 'first'", "conv2d 'y'");
 }
 
+// In a blocked region a residual add runs as a binary post-op reading its operand in place;
+// here the residual is the region's row-major input (24 channels: one and a half blocks) and
+// a padded, blocked conv output, in both layouts.
+TEST(OnednnConvLayout, BlockedResidualAddsMatchReference) {
+  for (bool nhwc : {false, true}) {
+    SCOPED_TRACE(nhwc ? "nhwc" : "nchw");
+    const Layouts l{nhwc};
+    auto g = std::make_shared<Graph>();
+    GraphBuilder b(*g);
+    const auto x = b.input("x", {DataType::kFloat32, l.act(1, 24, 7, 9)});
+    const auto dw =
+        b.add1(OpKind::kConv2d, {x, b.constant("w1", seeded(l.filter(24, 1, 3, 3), 1))},
+               l.conv({{"groups", int64_t(24)}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}}));
+    const auto r1 = b.add1(OpKind::kAdd, {x, dw}, {}, "r1");
+    const auto pw = b.add1(OpKind::kConv2d,
+                           {r1, b.constant("w2", seeded(l.filter(24, 24, 1, 1), 2))}, l.conv());
+    b.output(b.add1(OpKind::kAdd, {pw, r1}, {}, "y"));
+    const Tensor xv = seeded(l.act(1, 24, 7, 9), 3);
+    const std::vector<NamedView> in = {{"x", xv.view()}};
+    expect_same_as_reference(g, in);
+    const auto labels = kernel_labels(g, in);
+    EXPECT_TRUE(has_label(labels, "conv2d+add 'r1'")) << ::testing::PrintToString(labels);
+    EXPECT_TRUE(has_label(labels, "conv2d+add 'y'")) << ::testing::PrintToString(labels);
+  }
+}
+
 }  // namespace
 }  // namespace wnn::runtime

@@ -146,9 +146,21 @@ void define_conv(RegionBuilder& b, const Node& n) {
       dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
                                         dnnl::algorithm::convolution_direct, src, w_any, bias_desc,
                                         dst, strides, dilates, pad_l, pad_r);
-      return with_epilogue(b, n, to_logical, {}, [&](const dnnl::primitive_attr& attr) {
-        return dnnl::convolution_forward::primitive_desc(d, attr, b.engine());
-      });
+      // Residuals are read in dst's layout (one reorder for a row-major one, none for another
+      // blocked conv's output): a binary post-op over mixed layouts drops oneDNN off its jit
+      // kernels.
+      ToLogical residual_as;
+      if (dst != dst_any) {
+        residual_as = [&, dst](const memory::desc&) {
+          return nhwc ? dst.permute_axes(kNchwToNhwc) : dst;
+        };
+      }
+      return with_epilogue(
+          b, n, to_logical, {},
+          [&](const dnnl::primitive_attr& attr) {
+            return dnnl::convolution_forward::primitive_desc(d, attr, b.engine());
+          },
+          residual_as);
     };
     auto [pd, e] = b.conv_layout() == ConvLayout::kBlocked
                        ? make(blocked_src(src_dims), memory::desc(dst_dims, f32, blocked_tag))

@@ -185,7 +185,8 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
 }
 
 Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
-                       const ToLogical& to_logical, const dnnl::primitive_attr& base) {
+                       const ToLogical& to_logical, const dnnl::primitive_attr& base,
+                       const ToLogical& full_size_as) {
   const Graph& g = b.graph();
   Epilogue e;
   e.attr = base;
@@ -234,7 +235,7 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       // row-major.
       in.as_held = os == g.desc(value).shape && !b.is_constant(other);
       if (in.as_held) {
-        in.stored = b.held_desc(other);
+        in.stored = full_size_as ? full_size_as(b.plain_desc(other)) : b.held_desc(other);
       } else {
         const memory::dims pd = padded_dims(os, rank);
         in.stored = memory::desc(pd, memory::data_type::f32, contiguous_strides(pd));
