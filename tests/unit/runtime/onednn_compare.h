@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -56,6 +57,17 @@ inline bool has_label(const std::vector<std::string>& labels, std::string_view p
     if (l.rfind(prefix, 0) == 0) return true;
   }
   return false;
+}
+
+// No layout conversion runs from kernel `first` up to kernel `last` (kernels run in order).
+inline void expect_no_reorders_between(const std::vector<std::string>& labels,
+                                       std::string_view first, std::string_view last) {
+  const auto from = std::find(labels.begin(), labels.end(), first);
+  const auto to = std::find(labels.begin(), labels.end(), last);
+  ASSERT_TRUE(from < to && to != labels.end()) << ::testing::PrintToString(labels);
+  for (auto it = from; it != to; ++it) {
+    EXPECT_EQ(it->rfind("reorder", 0), std::string::npos) << ::testing::PrintToString(labels);
+  }
 }
 
 }  // namespace wnn::runtime::testing

@@ -3,6 +3,8 @@
 // once, at compile time, into the layout the primitive picks (format_tag::any).
 #include <fmt/format.h>
 
+#include <tuple>
+
 #include "wnn/core/ops/conv.h"
 #include "wnn/runtime/onednn/epilogue.h"
 
@@ -41,6 +43,14 @@ FilterStrides filter_strides(std::span<const int64_t> shape, std::string_view la
     }
   }
   return f;
+}
+
+// Inputs narrower than this are not read blocked (see define_conv).
+constexpr int64_t kMinBlockedChannels = 8;
+
+template <typename Pd>
+bool is_reference(const Pd& pd) {
+  return std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
 Support conv_supports(const Graph& g, const Node& n) {
@@ -108,9 +118,18 @@ void define_conv(RegionBuilder& b, const Node& n) {
   }
   const auto f32 = memory::data_type::f32;
   const memory::desc wview(wdims, f32, wstrides);
-  const memory::desc src_any({in.batch, in.channels, in.height, in.width}, f32, tag::any);
-  const memory::desc dst_any({out.batch, out.channels, out.height, out.width}, f32, tag::any);
+  const memory::dims src_dims = {in.batch, in.channels, in.height, in.width};
+  const memory::dims dst_dims = {out.batch, out.channels, out.height, out.width};
+  const memory::desc src_any(src_dims, f32, tag::any);
+  const memory::desc dst_any(dst_dims, f32, tag::any);
   const memory::desc w_any(wdims, f32, tag::any);
+  // In a blocked region activations are blocked on channels; a narrow input (an image's 3
+  // channels) stays as the primitive picks, since blocked kernels need whole channel blocks
+  // of input (oneDNN ran the first conv of mobilenet_v2 on its reference kernel: 0.7 s).
+  const tag blocked_tag = blocked_activation_tag();
+  auto blocked_src = [&](const memory::dims& dims) {
+    return memory::desc(dims, f32, in.channels >= kMinBlockedChannels ? blocked_tag : tag::any);
+  };
   const memory::desc bias_desc = bias ? memory::desc({out.channels}, f32, tag::a) : memory::desc();
   const memory::dims strides = {st[0], st[1]}, dilates = {dil[0] - 1, dil[1] - 1};
   const memory::dims pad_l = {pad[0], pad[2]};
@@ -123,12 +142,35 @@ void define_conv(RegionBuilder& b, const Node& n) {
   Epilogue epilogue;
   if (!transposed) {
     const memory::dims pad_r = {pad[1], pad[3]};
-    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
-                                      dnnl::algorithm::convolution_direct, src_any, w_any,
-                                      bias_desc, dst_any, strides, dilates, pad_l, pad_r);
-    auto [pd, e] = with_epilogue(b, n, to_logical, {}, [&](const dnnl::primitive_attr& attr) {
-      return dnnl::convolution_forward::primitive_desc(d, attr, b.engine());
-    });
+    auto make = [&](const memory::desc& src, const memory::desc& dst) {
+      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                        dnnl::algorithm::convolution_direct, src, w_any, bias_desc,
+                                        dst, strides, dilates, pad_l, pad_r);
+      // Residuals are read in dst's layout (one reorder for a row-major one, none for another
+      // blocked conv's output): a binary post-op over mixed layouts drops oneDNN off its jit
+      // kernels.
+      ToLogical residual_as;
+      if (dst != dst_any) {
+        residual_as = [&, dst](const memory::desc&) {
+          return nhwc ? dst.permute_axes(kNchwToNhwc) : dst;
+        };
+      }
+      return with_epilogue(
+          b, n, to_logical, {},
+          [&](const dnnl::primitive_attr& attr) {
+            return dnnl::convolution_forward::primitive_desc(d, attr, b.engine());
+          },
+          residual_as);
+    };
+    auto [pd, e] = b.conv_layout() == ConvLayout::kBlocked
+                       ? make(blocked_src(src_dims), memory::desc(dst_dims, f32, blocked_tag))
+                       : make(src_any, dst_any);
+    // A shape the blocked kernels do not cover (a grouped conv whose groups are not whole
+    // blocks) would run on the reference kernel: such a conv keeps the primitive's own choice.
+    if (b.conv_layout() == ConvLayout::kBlocked && is_reference(pd)) {
+      for (uint32_t f : b.epilogue_candidates(n)) b.unmark_fused(f);  // re-planned below
+      std::tie(pd, e) = make(src_any, dst_any);
+    }
     epilogue = std::move(e);
     prim = dnnl::convolution_forward(pd);
     src_desc = pd.src_desc(), w_desc = pd.weights_desc(), dst_desc = pd.dst_desc();

@@ -27,7 +27,11 @@ bool commutative(OpKind op);
 // that may run as its post-ops. Each link is the only reader of the value before it, that value
 // is not a region output, and a binary link's other operand is available before the producer
 // runs (a constant, a region input, or computed by an earlier node of the region).
+// A SiLU, mul(x, sigmoid(x)) after the producer, is a link of two nodes (sigmoid, mul).
 EpilogueCandidates plan_epilogues(const Graph& graph, const Region& region);
+// The mul node when links i and i+1 of `producer`'s chain are a SiLU pair.
+std::optional<uint32_t> silu_mul(const Graph& graph, const EpilogueCandidates& plan,
+                                 uint32_t producer, size_t i);
 
 // Post-ops for the first `count` links of a producer's chain, for a primitive whose dst has
 // the logical dims `dst_dims`; `to_logical` maps a WebNN-layout desc into them (the NHWC
@@ -40,8 +44,8 @@ struct BinaryInput {
   int arg = 0;                 // DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1
   OperandId operand;           // the binary node's other operand
   bool sum = false;            // a residual add run as the sum post-op (no arg)
-  bool as_held = false;        // read in its held layout (else row-major, rank-padded)
-  dnnl::memory::desc stored;   // its bytes in WebNN's dims
+  bool as_held = false;        // read in `stored` (else row-major, rank-padded)
+  dnnl::memory::desc stored;   // its layout in WebNN's dims
   dnnl::memory::desc logical;  // the same bytes in the primitive's dims
 };
 struct Epilogue {
@@ -50,8 +54,11 @@ struct Epilogue {
   std::vector<BinaryInput> binary_inputs;
 };
 // `base` carries the producer's own post-ops (gemm's c) and scales; the chain's follow them.
+// `full_size_as`, when given, maps a full-size operand's row-major desc to the layout it is read
+// in (a blocked conv reads residuals in its own blocking); else it is read as held.
 Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
-                       const ToLogical& to_logical, const dnnl::primitive_attr& base);
+                       const ToLogical& to_logical, const dnnl::primitive_attr& base,
+                       const ToLogical& full_size_as = {});
 // Binds the epilogue's binary operands into `args` and fills `dst_held` (the primitive's dst
 // as the region holds it) with a residual added by the sum post-op. Adds steps: call once the
 // primitive is final, right before adding its own step.
@@ -62,11 +69,11 @@ void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_
 // chain that oneDNN accepts, marks those links fused, and returns it with its epilogue.
 template <typename Make>
 auto with_epilogue(RegionBuilder& b, const Node& producer, const ToLogical& to_logical,
-                   dnnl::primitive_attr base, Make make) {
+                   dnnl::primitive_attr base, Make make, const ToLogical& full_size_as = {}) {
   const auto& chain = b.epilogue_candidates(producer);
   for (size_t k = chain.size();; --k) {
     try {
-      Epilogue e = make_epilogue(b, producer, k, to_logical, base);
+      Epilogue e = make_epilogue(b, producer, k, to_logical, base, full_size_as);
       auto pd = make(e.attr);
       for (size_t i = 0; i < k; ++i) b.mark_fused(chain[i]);
       return std::make_pair(std::move(pd), std::move(e));

@@ -82,7 +82,8 @@ RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::eng
       engine_(std::move(engine)),
       compile_stream_(engine_),
       epilogues_(plan_epilogues(graph, region)),
-      fused_(graph.nodes().size(), false) {}
+      fused_(graph.nodes().size(), false),
+      conv_layout_(plan_conv_layout(graph, region, conv_layout_override())) {}
 
 const std::vector<uint32_t>& RegionBuilder::epilogue_candidates(const Node& producer) const {
   static const std::vector<uint32_t> kNone;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "wnn/runtime/delegate.h"
+#include "wnn/runtime/onednn/layout_plan.h"
 
 namespace wnn::runtime::onednn {
 
@@ -31,6 +32,8 @@ class RegionBuilder {
 
   const Graph& graph() const { return graph_; }
   const dnnl::engine& engine() const { return engine_; }
+  // The region's planned conv activation layout (layout_plan.h).
+  ConvLayout conv_layout() const { return conv_layout_; }
 
   // The row-major desc of an operand as WebNN lays it out (rank 0 read as [1]).
   dnnl::memory::desc plain_desc(OperandId id) const;
@@ -59,7 +62,9 @@ class RegionBuilder {
   // Fusion (epilogue.h): the nodes that may run as post-ops of `producer`, and the nodes
   // already fused into a primitive (the region compiler skips them).
   const std::vector<uint32_t>& epilogue_candidates(const Node& producer) const;
+  const EpilogueCandidates& epilogue_plan() const { return epilogues_; }
   void mark_fused(uint32_t node) { fused_[node] = true; }
+  void unmark_fused(uint32_t node) { fused_[node] = false; }
   // The node whose define step is running: steps added now are attributed to it.
   void begin_node(uint32_t node) { current_node_ = node; }
   bool fused(uint32_t node) const { return fused_[node]; }
@@ -78,6 +83,7 @@ class RegionBuilder {
   EpilogueCandidates epilogues_;
   std::vector<bool> fused_;
   int64_t current_node_ = -1;
+  ConvLayout conv_layout_;
 };
 
 // The per-node define step, and the table of lowerings keyed by OpKind.

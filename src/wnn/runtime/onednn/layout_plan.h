@@ -1,0 +1,31 @@
+// Layout planning for a oneDNN region: the one layout its convolutions hold activations in.
+// Left to each primitive (format_tag::any), oneDNN 2.6 on AVX-512 picks NHWC brgemm kernels;
+// its blocked kernels (nChw16c: jit_dw, jit_1x1, grouped jit) measured faster on stacks of
+// depthwise and grouped convs (docs/benchmarks.md), but only when the whole stack stays
+// blocked: a reorder per op costs more than the kernels gain. So the choice is per region:
+// blocked when it has grouped convs and few ops that need row-major data.
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <string_view>
+
+#include "wnn/runtime/delegate.h"
+
+namespace wnn::runtime::onednn {
+
+enum class ConvLayout {
+  kPerPrimitive,  // format_tag::any: each primitive picks (NHWC on AVX-512 in oneDNN 2.6)
+  kBlocked,       // channels in blocks of the vector width (nChw16c on AVX-512, nChw8c on AVX2)
+};
+
+// WNN_ONEDNN_CONV_LAYOUT=blocked|any overrides the plan (for A/B measurement); unset or
+// "auto" plans. Anything else is an error naming the value.
+ConvLayout plan_conv_layout(const Graph& graph, const Region& region, std::string_view override_);
+// The override from the environment, read once.
+std::string_view conv_layout_override();
+
+// The blocked activation tag of this CPU: aBcd16b with AVX-512, aBcd8b otherwise.
+dnnl::memory::format_tag blocked_activation_tag();
+
+}  // namespace wnn::runtime::onednn
