@@ -111,6 +111,11 @@ dnnl::memory RegionBuilder::external(OperandId id, const dnnl::memory::desc& d) 
 
 dnnl::memory RegionBuilder::held(OperandId id) {
   if (auto it = held_.find(id.index); it != held_.end()) return it->second;
+  if (auto it = views_.find(id.index); it != views_.end()) {
+    const StridedView v = it->second;
+    views_.erase(it);
+    return held_[id.index] = materialize(v, allocate(plain_desc(id)));
+  }
   dnnl::memory m;
   if (is_constant(id)) {
     const ConstantInfo* c = graph_.constant_of(id);
@@ -183,6 +188,11 @@ void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::me
 std::unique_ptr<CompiledRegion> RegionBuilder::finish(int threads) {
   // Region outputs held in a primitive's own layout are reordered into the caller's buffer.
   for (OperandId out : region_.outputs) {
+    if (auto it = views_.find(out.index); it != views_.end()) {
+      current_node_ = int64_t(graph_.operand(out).producer);
+      materialize(it->second, external(out, plain_desc(out)));
+      continue;
+    }
     dnnl::memory m = held(out);
     bool bound = false;
     for (const auto& [index, ext] : externals_) bound |= index == out.index && ext.get() == m.get();
@@ -223,6 +233,7 @@ const Table& table() {
     register_movement(t);
     register_normalization(t);
     register_reduce(t);
+    register_views(t);
     return t;
   }();
   return t;
