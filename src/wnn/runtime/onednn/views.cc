@@ -209,9 +209,55 @@ void define_scale_view(RegionBuilder& b, const Node& n) {
   b.set_view(n.outputs[0], std::move(v));
 }
 
+// gather of one constant index (ViT's class token, x[:, 0]): a slice of the input.
+Support gather_supports(const Graph& g, const Node& n) {
+  const OperandId input = n.inputs[0], indices = n.inputs[1];
+  for (OperandId id : {input, n.outputs[0]}) {
+    if (g.desc(id).dtype != DataType::kFloat32) return Support::no(reasons::dtype(g, n, id));
+  }
+  if (g.operand(indices).kind != OperandKind::kConstant ||
+      element_count(g.desc(indices).shape) != 1) {
+    return Support::no("indices are not one constant: only a single fixed index is a view");
+  }
+  const DataType dt = g.desc(indices).dtype;
+  if (dt == DataType::kInt4 || dt == DataType::kUint4 || dt == DataType::kFloat32 ||
+      dt == DataType::kFloat16) {
+    return Support::no(reasons::dtype(g, n, indices));
+  }
+  if (g.desc(input).shape.empty() || element_count(g.desc(input).shape) == 0 ||
+      g.desc(n.outputs[0]).shape.size() > DNNL_MAX_NDIMS) {
+    return Support::no("an empty or scalar input");
+  }
+  return Support::yes();
+}
+
+void define_gather_view(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  const OperandId indices = n.inputs[1];
+  const ConstantInfo* c = g.constant_of(indices);
+  check_internal(c != nullptr && c->bound(), "gather indices '{}' are not bound",
+                 g.name_of(indices));
+  const auto& ishape = g.desc(indices).shape;
+  const size_t axis = size_t(n.attrs.get_int("axis"));
+  StridedView v = b.strided(n.inputs[0]);
+  // As the reference kernels resolve it: negative from the end, out of range clamped.
+  const int64_t extent = v.dims[axis];
+  int64_t i = element_as_int64(ConstTensorView{g.desc(indices).dtype, ishape, c->data.data()}, 0);
+  if (i < 0) i += extent;
+  i = std::clamp<int64_t>(i, 0, extent - 1);
+  v.offset += i * v.strides[axis];
+  v.dims.erase(v.dims.begin() + ptrdiff_t(axis));
+  v.strides.erase(v.strides.begin() + ptrdiff_t(axis));
+  v.dims.insert(v.dims.begin() + ptrdiff_t(axis), ishape.begin(), ishape.end());
+  v.strides.insert(v.strides.begin() + ptrdiff_t(axis), ishape.size(), 1);
+  if (v.dims.empty()) v.dims = v.strides = {1};
+  b.set_view(n.outputs[0], std::move(v));
+}
+
 }  // namespace
 
 void register_views(Table& t) {
+  t[size_t(OpKind::kGather)] = {gather_supports, define_gather_view};
   for (OpKind op : {OpKind::kReshape, OpKind::kIdentity})
     t[size_t(op)].define = define_reshape_view;
   t[size_t(OpKind::kTranspose)].define = define_transpose_view;
