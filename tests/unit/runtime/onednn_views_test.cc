@@ -41,6 +41,39 @@ TEST(OnednnViews, ReshapeStridesFollowTheOldLayout) {
   EXPECT_EQ(reshape_strides({5}, {3}, {5, 1, 1}).value()[0], 3);
 }
 
+// Only unit dims' strides may differ between descs addressing the same bytes.
+TEST(OnednnViews, SameAddressingIgnoresOnlyUnitDimStrides) {
+  using dnnl::memory;
+  using onednn::same_addressing;
+  const auto f32 = memory::data_type::f32;
+  const memory::desc plain({1, 5, 6}, f32, memory::dims{30, 6, 1});
+  EXPECT_TRUE(same_addressing(memory::desc({1, 5, 6}, f32, memory::dims{6, 6, 1}), plain));
+  EXPECT_TRUE(same_addressing(memory::desc({1, 5, 6}, f32, memory::format_tag::bac), plain));
+  EXPECT_FALSE(same_addressing(memory::desc({1, 5, 6}, f32, memory::dims{30, 1, 5}), plain));
+  EXPECT_FALSE(same_addressing(memory::desc({1, 5, 6}, f32, memory::dims{30, 7, 1}), plain));
+  EXPECT_FALSE(same_addressing(memory::desc({1, 5, 6}, f32, memory::format_tag::aBc8b), plain));
+  memory::desc shifted = plain;
+  shifted.data.offset0 = 6;
+  EXPECT_FALSE(same_addressing(shifted, plain));
+}
+
+// ViT's token concat ([1, 1, E] class token and [1, N, E] patches on axis 1) is held in a
+// layout oneDNN tags "bac"; the residual adds reading it must still match the reference.
+TEST(OnednnViews, ResidualAddOverAConcatOfTokensMatchesReference) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto p = b.input("p", {DataType::kFloat32, {1, 6, 4}});
+  const auto patches = b.add1(OpKind::kTranspose, {p}, {{"permutation", Ints{0, 2, 1}}});
+  const auto tokens = b.add1(
+      OpKind::kConcat,
+      {std::vector<OperandId>{b.constant("cls", seeded({1, 1, 6}, 30)), patches}, int64_t(1)});
+  const auto x = b.add1(OpKind::kAdd, {tokens, b.constant("pos", seeded({1, 5, 6}, 31))});
+  const auto h = b.add1(OpKind::kMatmul, {x, b.constant("w", seeded({6, 6}, 32))});
+  b.output(b.add1(OpKind::kAdd, {x, h}, {}, "y"));
+  const Tensor pv = seeded({1, 6, 4}, 33);
+  expect_same_as_reference(g, {{"p", pv.view()}});
+}
+
 OperandId scalar(GraphBuilder& b, const char* name, float v) {
   Tensor t = Tensor::zeros(DataType::kFloat32, {});
   *t.mutable_view().as<float>() = v;

@@ -7,6 +7,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/runtime/onednn/epilogue.h"
+#include "wnn/runtime/onednn/views.h"
 
 namespace wnn::runtime::onednn {
 
@@ -128,7 +129,10 @@ dnnl::memory RegionBuilder::held(OperandId id) {
   return m;
 }
 
-dnnl::memory::desc RegionBuilder::held_desc(OperandId id) { return held(id).get_desc(); }
+dnnl::memory::desc RegionBuilder::held_desc(OperandId id) {
+  const dnnl::memory::desc d = held(id).get_desc(), plain = plain_desc(id);
+  return same_addressing(d, plain) ? plain : d;
+}
 
 dnnl::memory RegionBuilder::convert(const dnnl::memory& m, const dnnl::memory::desc& want,
                                     bool at_compile_time) {
@@ -147,6 +151,7 @@ dnnl::memory RegionBuilder::convert(const dnnl::memory& m, const dnnl::memory::d
 dnnl::memory RegionBuilder::get(OperandId id, const dnnl::memory::desc& want) {
   dnnl::memory m = held(id);
   if (m.get_desc() == want) return m;
+  if (same_addressing(m.get_desc(), want)) return alias(m, want);
   return convert(m, want, is_constant(id));
 }
 

@@ -57,6 +57,24 @@ bool is_row_major(const StridedView& v) {
   return true;
 }
 
+bool same_addressing(const memory::desc& d, const memory::desc& want) {
+  const auto& a = d.data;
+  const auto& b = want.data;
+  if (a.format_kind != dnnl_blocked || b.format_kind != dnnl_blocked || a.ndims != b.ndims ||
+      a.data_type != b.data_type || a.offset0 != b.offset0 ||
+      a.format_desc.blocking.inner_nblks != 0 || b.format_desc.blocking.inner_nblks != 0 ||
+      a.extra.flags != b.extra.flags) {
+    return false;
+  }
+  for (int i = 0; i < a.ndims; ++i) {
+    if (a.dims[i] != b.dims[i] || a.padded_dims[i] != b.padded_dims[i]) return false;
+    if (a.dims[i] != 1 && a.format_desc.blocking.strides[i] != b.format_desc.blocking.strides[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 namespace {
 
 memory::desc strided_desc(const memory::dims& dims, const memory::dims& strides, int64_t offset) {

@@ -20,6 +20,12 @@ std::optional<dnnl::memory::dims> reshape_strides(const dnnl::memory::dims& dims
 // Whether `v` reads its base row-major from the start, unscaled (then it is a plain alias).
 bool is_row_major(const StridedView& v);
 
+// Whether `d` addresses exactly the bytes `want` (row-major or strided, unblocked) does: only
+// unit dims' strides may differ. oneDNN's format matching does not see through those (a
+// [1, 197, 768] tensor tagged "bac" sent ViT's residual adds to the reference binary kernel, 40x
+// slower), so such descs are aliased, never reordered.
+bool same_addressing(const dnnl::memory::desc& d, const dnnl::memory::desc& want);
+
 // `v`'s desc with leading unit dims up to `rank` (matmul's broadcast batch dims).
 dnnl::memory::desc padded_desc(const StridedView& v, size_t rank);
 
