@@ -238,6 +238,7 @@ const Table& table() {
     register_movement(t);
     register_normalization(t);
     register_reduce(t);
+    register_reduce_matmul(t);
     register_views(t);
     return t;
   }();

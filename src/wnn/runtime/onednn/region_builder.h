@@ -120,7 +120,8 @@ void register_elementwise(Table& t);
 void register_movement(Table& t);
 void register_normalization(Table& t);
 void register_reduce(Table& t);
-void register_views(Table& t);  // after movement and elementwise: it wraps their entries
+void register_reduce_matmul(Table& t);  // after reduce: it wraps reduceSum and reduceMean
+void register_views(Table& t);          // after movement and elementwise: it wraps their entries
 
 // Shared support checks.
 Support require_f32(const Graph& g, const Node& n);
