@@ -179,3 +179,40 @@ TEST(OnednnViews, ConstantIndexGatherIsASliceAndMatchesReference) {
 
 }  // namespace
 }  // namespace wnn::runtime
+
+namespace wnn::runtime {
+namespace {
+
+// Exported attention's output projection: gemm -> reshape [L, 1, E] -> transpose [1, L, E] ->
+// residual add. The reshape and unit-dim transpose keep the bytes in order, so the add is a
+// post-op of the gemm; a broadcast add after a reshape, or a real transpose, ends the chain.
+TEST(OnednnViews, EpilogueRunsThroughSameOrderReshapes) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto a = b.input("a", {DataType::kFloat32, {6, 5}});
+  const auto x = b.input("x", {DataType::kFloat32, {1, 6, 10}});
+  const auto gm = b.add1(OpKind::kGemm, {a, b.constant("w", seeded({10, 5}, 34))},
+                         {{"c", b.constant("c", seeded({10}, 35))}, {"bTranspose", true}});
+  const auto r = b.add1(OpKind::kReshape, {gm, Ints{6, 1, 10}});
+  const auto t = b.add1(OpKind::kTranspose, {r}, {{"permutation", Ints{1, 0, 2}}});
+  b.output(b.add1(OpKind::kAdd, {x, t}, {}, "residual"));
+  // A real transpose: not fused.
+  const auto m = b.add1(OpKind::kMatmul, {a, b.constant("w2", seeded({5, 4}, 36))});
+  const auto mt = b.add1(OpKind::kTranspose, {m});
+  b.output(b.add1(OpKind::kAdd, {mt, b.constant("d", seeded({4, 6}, 37))}, {}, "moved"));
+  // A broadcast operand after a reshape: not fused.
+  const auto m2 = b.add1(OpKind::kMatmul, {a, b.constant("w3", seeded({5, 4}, 38))});
+  const auto r2 = b.add1(OpKind::kReshape, {m2, Ints{3, 2, 4}});
+  b.output(b.add1(OpKind::kSub, {r2, b.constant("e", seeded({4}, 39))}, {}, "broadcast"));
+  const Tensor av = seeded({6, 5}, 40), xv = seeded({1, 6, 10}, 41);
+  const std::vector<NamedView> in = {{"a", av.view()}, {"x", xv.view()}};
+  expect_same_as_reference(g, in);
+  const auto labels = kernel_labels(g, in);
+  EXPECT_TRUE(testing::has_label(labels, "gemm+reshape+transpose+add 'residual'"))
+      << ::testing::PrintToString(labels);
+  EXPECT_FALSE(testing::has_label(labels, "matmul+transpose")) << ::testing::PrintToString(labels);
+  EXPECT_FALSE(testing::has_label(labels, "matmul+reshape")) << ::testing::PrintToString(labels);
+}
+
+}  // namespace
+}  // namespace wnn::runtime

@@ -84,6 +84,24 @@ bool is_binary(OpKind op) {
          op == OpKind::kMax || op == OpKind::kMin;
 }
 
+// reshape, identity, or a transpose that moves only unit dims: the same bytes in the same
+// order, so a matmul's epilogue may run through it (the heads' output projection is reshaped
+// and transposed before the residual add in exported attention).
+bool same_order(const Graph& g, const Node& n) {
+  if (n.op() == OpKind::kReshape || n.op() == OpKind::kIdentity) return true;
+  if (n.op() != OpKind::kTranspose) return false;
+  const auto& shape = g.desc(n.inputs[0]).shape;
+  const auto perm = n.attrs.get_ints("permutation");
+  if (perm.size() != shape.size()) return false;  // the default reversal: left alone
+  int64_t last = -1;
+  for (int64_t axis : perm) {
+    if (shape[size_t(axis)] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
 // `shape` with leading 1s up to `rank`.
 memory::dims padded_dims(std::span<const int64_t> shape, size_t rank) {
   memory::dims d(rank - std::min(rank, shape.size()), 1);
@@ -118,13 +136,22 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
   for (size_t k = 0; k < r.nodes.size(); ++k) {
     const Node& p = g.nodes()[r.nodes[k]];
     if (!is_producer(p.op())) continue;
-    const auto& out_shape = g.desc(p.outputs[0]).shape;
+    const bool matmul_like = p.op() == OpKind::kMatmul || p.op() == OpKind::kGemm;
     std::vector<uint32_t> chain;
     OperandId value = p.outputs[0];
+    bool reshaped = false;
     while (!region_output(value) && uses[value.index] == 1) {
       const uint32_t next = reader[value.index];
       const Node& c = g.nodes()[next];
-      if (c.outputs.size() != 1 || g.desc(c.outputs[0]).shape != out_shape) break;
+      if (c.outputs.size() != 1) break;
+      if (matmul_like && same_order(g, c) && c.inputs[0] == value) {
+        chain.push_back(next);
+        value = c.outputs[0];
+        reshaped = true;
+        continue;
+      }
+      const auto& out_shape = g.desc(value).shape;
+      if (g.desc(c.outputs[0]).shape != out_shape) break;
       if (is_binary(c.op())) {
         const OperandId other = other_operand(c, value);
         if (other == value) break;
@@ -136,12 +163,16 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
         // A broadcast other operand must not be wider than the output (it never is here: the
         // output shape equals the producer's).
         if (g.desc(other).shape.size() > out_shape.size()) break;
+        // After a reshape only a full-size operand: its broadcast would follow other dims.
+        if (reshaped && g.desc(other).shape != out_shape) break;
       } else if (!eltwise_of(c) || c.inputs[0] != value) {
         break;
       }
       chain.push_back(next);
       value = c.outputs[0];
     }
+    // Trailing reshapes fuse nothing.
+    while (!chain.empty() && same_order(g, g.nodes()[chain.back()])) chain.pop_back();
     if (!chain.empty()) plan[r.nodes[k]] = std::move(chain);
   }
   return plan;
@@ -155,10 +186,17 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
   dnnl::post_ops po = base.get_post_ops();
   const auto& chain = b.epilogue_candidates(producer);
   OperandId value = producer.outputs[0];
-  const size_t rank = g.desc(value).shape.size();
-  bool has_sum = false;  // oneDNN takes one sum post-op
+  const auto& producer_shape = g.desc(value).shape;
+  const size_t rank = producer_shape.size();
+  bool has_sum = false;   // oneDNN takes one sum post-op
+  bool reshaped = false;  // past a same-order reshape: operands are full-size, read row-major
   for (size_t i = 0; i < count; ++i) {
     const Node& c = g.nodes()[chain[i]];
+    if (same_order(g, c)) {
+      reshaped = true;
+      value = c.outputs[0];
+      continue;
+    }
     if (auto el = eltwise_of(c)) {
       po.append_eltwise(1.0f, el->algo, el->alpha, el->beta);
     } else {
@@ -184,14 +222,17 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       in.arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len()) | DNNL_ARG_SRC_1;
       // A full-size operand is read in whatever layout it is held in; a broadcast one
       // row-major.
-      in.as_held = os == g.desc(value).shape && !b.is_constant(other);
+      in.as_held = !reshaped && os == g.desc(value).shape && !b.is_constant(other);
       if (in.as_held) {
         in.stored = b.held_desc(other);
       } else {
-        const memory::dims pd = padded_dims(os, rank);
+        const memory::dims pd = padded_dims(os, reshaped ? os.size() : rank);
         in.stored = memory::desc(pd, memory::data_type::f32, contiguous_strides(pd));
       }
-      in.logical = to_logical ? to_logical(in.stored) : in.stored;
+      in.logical =
+          reshaped ? in.stored.reshape(memory::dims(producer_shape.begin(), producer_shape.end()))
+                   : in.stored;
+      if (to_logical) in.logical = to_logical(in.logical);
       po.append_binary(binary_of(c.op()), in.logical);
       e.binary_inputs.push_back(in);
     }

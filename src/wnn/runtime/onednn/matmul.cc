@@ -67,8 +67,8 @@ void define_gemm(RegionBuilder& b, const Node& n) {
   args[DNNL_ARG_SRC] = b.view(A, a_view);
   args[DNNL_ARG_WEIGHTS] = b.convert(b.view(B, b_view), pd.weights_desc(), b_const);
   if (c) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = b.view(*c, c_desc);
-  args[DNNL_ARG_DST] = b.define_output(epilogue.output, b.plain_desc(epilogue.output));
-  const memory dst = args[DNNL_ARG_DST];
+  const memory dst = b.define_output(epilogue.output, b.plain_desc(epilogue.output));
+  args[DNNL_ARG_DST] = b.alias(dst, dst_desc);  // the epilogue may end in another shape
   bind_epilogue(b, epilogue, dst, args);
   b.add_step(dnnl::matmul(pd), std::move(args));
 }
@@ -208,7 +208,7 @@ void define_matmul(RegionBuilder& b, const Node& n) {
     return;
   }
   const memory dst = b.define_output(epilogue.output, b.plain_desc(epilogue.output));
-  args[DNNL_ARG_DST] = shared_b ? b.alias(dst, dst_desc) : dst;
+  args[DNNL_ARG_DST] = b.alias(dst, dst_desc);  // collapsed rows, or an epilogue's reshape
   bind_epilogue(b, epilogue, dst, args);
   b.add_step(dnnl::matmul(pd), std::move(args));
 }
