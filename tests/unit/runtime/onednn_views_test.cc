@@ -204,11 +204,19 @@ TEST(OnednnViews, EpilogueRunsThroughSameOrderReshapes) {
   const auto m2 = b.add1(OpKind::kMatmul, {a, b.constant("w3", seeded({5, 4}, 38))});
   const auto r2 = b.add1(OpKind::kReshape, {m2, Ints{3, 2, 4}});
   b.output(b.add1(OpKind::kSub, {r2, b.constant("e", seeded({4}, 39))}, {}, "broadcast"));
+  // Reshapes ending at a graph output: the gemm writes the caller's buffer, no copy after.
+  const auto g2 = b.add1(OpKind::kGemm, {a, b.constant("w4", seeded({5, 3}, 42))});
+  const auto r3 = b.add1(OpKind::kReshape, {g2, Ints{6, 1, 3}});
+  b.output(b.add1(OpKind::kTranspose, {r3}, {{"permutation", Ints{1, 0, 2}}}, "projected"));
   const Tensor av = seeded({6, 5}, 40), xv = seeded({1, 6, 10}, 41);
   const std::vector<NamedView> in = {{"a", av.view()}, {"x", xv.view()}};
   expect_same_as_reference(g, in);
   const auto labels = kernel_labels(g, in);
   EXPECT_TRUE(testing::has_label(labels, "gemm+reshape+transpose+add 'residual'"))
+      << ::testing::PrintToString(labels);
+  EXPECT_TRUE(testing::has_label(labels, "gemm+reshape+transpose 'projected'"))
+      << ::testing::PrintToString(labels);
+  EXPECT_FALSE(testing::has_label(labels, "reorder for transpose 'projected'"))
       << ::testing::PrintToString(labels);
   EXPECT_FALSE(testing::has_label(labels, "matmul+transpose")) << ::testing::PrintToString(labels);
   EXPECT_FALSE(testing::has_label(labels, "matmul+reshape")) << ::testing::PrintToString(labels);

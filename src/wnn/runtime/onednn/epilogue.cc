@@ -171,8 +171,11 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
       chain.push_back(next);
       value = c.outputs[0];
     }
-    // Trailing reshapes fuse nothing.
-    while (!chain.empty() && same_order(g, g.nodes()[chain.back()])) chain.pop_back();
+    // Trailing reshapes fuse nothing, unless they lead to a region output: then the kernel
+    // writes the caller's buffer directly instead of a copy at the end.
+    if (!region_output(value)) {
+      while (!chain.empty() && same_order(g, g.nodes()[chain.back()])) chain.pop_back();
+    }
     if (!chain.empty()) plan[r.nodes[k]] = std::move(chain);
   }
   return plan;
