@@ -135,7 +135,9 @@ TEST(OnednnViews, AttentionHeadSplitRunsWithoutCopiesAndMatchesReference) {
       return l.rfind("reorder", 0) == 0;
     });
     EXPECT_EQ(copies, 1) << ::testing::PrintToString(labels);
-    EXPECT_EQ(labels.size(), 6u) << ::testing::PrintToString(labels);
+    // oneDNN 2.6 has only its reference matmul for a mask broadcast over the heads, so the
+    // mask add runs as its own kernel rather than as a post-op.
+    EXPECT_EQ(labels.size(), masked ? 7u : 6u) << ::testing::PrintToString(labels);
   }
 }
 

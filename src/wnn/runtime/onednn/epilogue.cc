@@ -185,8 +185,13 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
                        const ToLogical& to_logical, const dnnl::primitive_attr& base) {
   const Graph& g = b.graph();
   Epilogue e;
-  e.attr = base;
-  dnnl::post_ops po = base.get_post_ops();
+  // A deep copy: get_post_ops() returns a view into the attr's own post-ops, so appending to
+  // base's would leave this attempt's chain in `base` for the next, shorter attempt (measured:
+  // the unfused retry of a refused chain still carried the refused post-ops).
+  dnnl_primitive_attr_t clone = nullptr;
+  dnnl::error::wrap_c_api(dnnl_primitive_attr_clone(&clone, base.get()), "cloning an attr");
+  e.attr = dnnl::primitive_attr(clone);
+  dnnl::post_ops po = e.attr.get_post_ops();
   const auto& chain = b.epilogue_candidates(producer);
   OperandId value = producer.outputs[0];
   const auto& producer_shape = g.desc(value).shape;

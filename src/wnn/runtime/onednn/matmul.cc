@@ -100,13 +100,16 @@ memory::desc collapse_rows(const memory::desc& d) {
   return d.reshape({rows, dims.back()});
 }
 
-// Whether oneDNN runs a matmul over these (strided) descs with an optimized kernel; its
-// reference kernel is many times slower than a copy to row-major first.
+bool reference_kernel(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
+// Whether oneDNN runs a matmul over these (strided) descs on an optimized kernel: its reference
+// kernel is many times slower than copying the operands to row-major first.
 bool fast_matmul(const dnnl::engine& e, const memory::desc& a, const memory::desc& w,
                  const memory::desc& dst) {
   try {
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, w, dst), e);
-    return std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
+    return !reference_kernel(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, w, dst), e));
   } catch (const dnnl::error&) {
     return false;
   }
@@ -194,7 +197,13 @@ void define_matmul(RegionBuilder& b, const Node& n) {
   if (scale != 1) base.set_output_scales(0, {scale});
   dnnl::matmul::desc d(a_desc, b_const ? b_want : b_plain, dst_desc);
   auto [pd, epilogue] = with_epilogue(b, n, to_logical, base, [&](const dnnl::primitive_attr& at) {
-    return dnnl::matmul::primitive_desc(d, at, b.engine());
+    dnnl::matmul::primitive_desc pd(d, at, b.engine());
+    // oneDNN 2.6 has no optimized batched matmul with a binary post-op broadcast over the
+    // batch (an attention mask): such a link runs as its own kernel instead.
+    if (at.get_post_ops().len() > 0 && reference_kernel(pd)) {
+      throw dnnl::error(dnnl_unimplemented, "post-ops only on the reference matmul");
+    }
+    return pd;
   });
   std::unordered_map<int, memory> args;
   args[DNNL_ARG_SRC] = b.alias(va.base, a_desc);
