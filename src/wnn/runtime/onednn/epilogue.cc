@@ -84,6 +84,24 @@ bool is_binary(OpKind op) {
          op == OpKind::kMax || op == OpKind::kMin;
 }
 
+// reshape, identity, or a transpose that moves only unit dims: the same bytes in the same
+// order, so a matmul's epilogue may run through it (the heads' output projection is reshaped
+// and transposed before the residual add in exported attention).
+bool same_order(const Graph& g, const Node& n) {
+  if (n.op() == OpKind::kReshape || n.op() == OpKind::kIdentity) return true;
+  if (n.op() != OpKind::kTranspose) return false;
+  const auto& shape = g.desc(n.inputs[0]).shape;
+  const auto perm = n.attrs.get_ints("permutation");
+  if (perm.size() != shape.size()) return false;  // the default reversal: left alone
+  int64_t last = -1;
+  for (int64_t axis : perm) {
+    if (shape[size_t(axis)] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
 // `shape` with leading 1s up to `rank`.
 memory::dims padded_dims(std::span<const int64_t> shape, size_t rank) {
   memory::dims d(rank - std::min(rank, shape.size()), 1);
@@ -140,10 +158,12 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
   for (size_t k = 0; k < r.nodes.size(); ++k) {
     const Node& p = g.nodes()[r.nodes[k]];
     if (!is_producer(p.op())) continue;
-    const auto& out_shape = g.desc(p.outputs[0]).shape;
+    const bool matmul_like = p.op() == OpKind::kMatmul || p.op() == OpKind::kGemm;
     std::vector<uint32_t> chain;
     OperandId value = p.outputs[0];
+    bool reshaped = false;
     while (!region_output(value)) {
+      const auto& out_shape = g.desc(value).shape;
       // SiLU, x * sigmoid(x): x has two readers, and both nodes run as one swish post-op
       // (efficientnet_b0 spent 40% of its time in these as separate passes).
       if (uses[value.index] == 2) {
@@ -161,7 +181,14 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
       if (uses[value.index] != 1) break;
       const uint32_t next = reader[value.index];
       const Node& c = g.nodes()[next];
-      if (c.outputs.size() != 1 || g.desc(c.outputs[0]).shape != out_shape) break;
+      if (c.outputs.size() != 1) break;
+      if (matmul_like && same_order(g, c) && c.inputs[0] == value) {
+        chain.push_back(next);
+        value = c.outputs[0];
+        reshaped = true;
+        continue;
+      }
+      if (g.desc(c.outputs[0]).shape != out_shape) break;
       if (is_binary(c.op())) {
         const OperandId other = other_operand(c, value);
         if (other == value) break;
@@ -173,11 +200,18 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
         // A broadcast other operand must not be wider than the output (it never is here: the
         // output shape equals the producer's).
         if (g.desc(other).shape.size() > out_shape.size()) break;
+        // After a reshape only a full-size operand: its broadcast would follow other dims.
+        if (reshaped && g.desc(other).shape != out_shape) break;
       } else if (!eltwise_of(c) || c.inputs[0] != value) {
         break;
       }
       chain.push_back(next);
       value = c.outputs[0];
+    }
+    // Trailing reshapes fuse nothing, unless they lead to a region output: then the kernel
+    // writes the caller's buffer directly instead of a copy at the end.
+    if (!region_output(value)) {
+      while (!chain.empty() && same_order(g, g.nodes()[chain.back()])) chain.pop_back();
     }
     if (!chain.empty()) plan[r.nodes[k]] = std::move(chain);
   }
@@ -189,15 +223,27 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
                        const ToLogical& full_size_as) {
   const Graph& g = b.graph();
   Epilogue e;
-  e.attr = base;
-  dnnl::post_ops po = base.get_post_ops();
+  // A deep copy: get_post_ops() returns a view into the attr's own post-ops, so appending to
+  // base's would leave this attempt's chain in `base` for the next, shorter attempt (measured:
+  // the unfused retry of a refused chain still carried the refused post-ops).
+  dnnl_primitive_attr_t clone = nullptr;
+  dnnl::error::wrap_c_api(dnnl_primitive_attr_clone(&clone, base.get()), "cloning an attr");
+  e.attr = dnnl::primitive_attr(clone);
+  dnnl::post_ops po = e.attr.get_post_ops();
   const auto& chain = b.epilogue_candidates(producer);
   OperandId value = producer.outputs[0];
-  const size_t rank = g.desc(value).shape.size();
-  bool has_sum = false;  // oneDNN takes one sum post-op
+  const auto& producer_shape = g.desc(value).shape;
+  const size_t rank = producer_shape.size();
+  bool has_sum = false;   // oneDNN takes one sum post-op
+  bool reshaped = false;  // past a same-order reshape: operands are full-size, read row-major
   const uint32_t producer_index = uint32_t(&producer - g.nodes().data());
   for (size_t i = 0; i < count; ++i) {
     const Node& c = g.nodes()[chain[i]];
+    if (same_order(g, c)) {
+      reshaped = true;
+      value = c.outputs[0];
+      continue;
+    }
     if (auto mul = silu_mul(g, b.epilogue_plan(), producer_index, i)) {
       // Fused whole or not at all: the mul also reads the sigmoid's input.
       if (i + 1 == count) throw dnnl::error(dnnl_unimplemented, "a SiLU split by the prefix");
@@ -218,8 +264,11 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       // and 22 kernels of regnet_x_400mf).
       const bool blocked_conv =
           producer.op() == OpKind::kConv2d && b.conv_layout() == ConvLayout::kBlocked;
+      // Matmul and gemm write row-major, where a full-size binary post-op is as fast and saves
+      // the copy of the residual into dst.
+      const bool plain_dst = producer.op() == OpKind::kMatmul || producer.op() == OpKind::kGemm;
       if (c.op() == OpKind::kAdd && os == g.desc(value).shape && !b.is_constant(other) &&
-          !has_sum && !blocked_conv) {
+          !has_sum && !blocked_conv && !plain_dst) {
         // A residual add: oneDNN's sum post-op accumulates into dst, which is filled with the
         // residual first. Its binary post-op with a full-size NHWC operand runs on a slow
         // generic path (measured 9x slower on resnet18's 3x3 convs).
@@ -233,14 +282,17 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       in.arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len()) | DNNL_ARG_SRC_1;
       // A full-size operand is read in whatever layout it is held in; a broadcast one
       // row-major.
-      in.as_held = os == g.desc(value).shape && !b.is_constant(other);
+      in.as_held = !reshaped && os == g.desc(value).shape && !b.is_constant(other);
       if (in.as_held) {
         in.stored = full_size_as ? full_size_as(b.plain_desc(other)) : b.held_desc(other);
       } else {
-        const memory::dims pd = padded_dims(os, rank);
+        const memory::dims pd = padded_dims(os, reshaped ? os.size() : rank);
         in.stored = memory::desc(pd, memory::data_type::f32, contiguous_strides(pd));
       }
-      in.logical = to_logical ? to_logical(in.stored) : in.stored;
+      in.logical =
+          reshaped ? in.stored.reshape(memory::dims(producer_shape.begin(), producer_shape.end()))
+                   : in.stored;
+      if (to_logical) in.logical = to_logical(in.logical);
       po.append_binary(binary_of(c.op()), in.logical);
       e.binary_inputs.push_back(in);
     }

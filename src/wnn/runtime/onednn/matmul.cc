@@ -4,8 +4,11 @@
 
 #include <functional>
 #include <numeric>
+#include <optional>
+#include <string>
 
 #include "wnn/runtime/onednn/epilogue.h"
+#include "wnn/runtime/onednn/views.h"
 
 namespace wnn::runtime::onednn {
 
@@ -64,8 +67,8 @@ void define_gemm(RegionBuilder& b, const Node& n) {
   args[DNNL_ARG_SRC] = b.view(A, a_view);
   args[DNNL_ARG_WEIGHTS] = b.convert(b.view(B, b_view), pd.weights_desc(), b_const);
   if (c) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = b.view(*c, c_desc);
-  args[DNNL_ARG_DST] = b.define_output(epilogue.output, b.plain_desc(epilogue.output));
-  const memory dst = args[DNNL_ARG_DST];
+  const memory dst = b.define_output(epilogue.output, b.plain_desc(epilogue.output));
+  args[DNNL_ARG_DST] = b.alias(dst, dst_desc);  // the epilogue may end in another shape
   bind_epilogue(b, epilogue, dst, args);
   b.add_step(dnnl::matmul(pd), std::move(args));
 }
@@ -97,6 +100,47 @@ memory::desc collapse_rows(const memory::desc& d) {
   return d.reshape({rows, dims.back()});
 }
 
+bool reference_kernel(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
+}
+
+// Whether oneDNN runs a matmul over these (strided) descs on an optimized kernel: its reference
+// kernel is many times slower than copying the operands to row-major first.
+bool fast_matmul(const dnnl::engine& e, const memory::desc& a, const memory::desc& w,
+                 const memory::desc& dst) {
+  try {
+    return !reference_kernel(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, w, dst), e));
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+// The strides that make a [.., M, N] matmul result land in a buffer holding it already
+// transposed by the result's only reader, so that transpose (the heads' merge in attention)
+// is free; empty when the result is read otherwise.
+std::optional<StridedView> transposed_dst(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  const OperandId out = n.outputs[0];
+  if (!b.epilogue_candidates(n).empty() || b.is_region_output(out)) return std::nullopt;
+  const auto readers = b.readers(out);
+  if (readers.size() != 1) return std::nullopt;
+  const Node& t = g.nodes()[readers[0]];
+  if (t.op() != OpKind::kTranspose) return std::nullopt;
+  const auto& shape = g.desc(out).shape;
+  IntList perm = t.attrs.get_ints("permutation");
+  if (perm.empty()) {
+    for (size_t i = 0; i < shape.size(); ++i) perm.push_back(int64_t(shape.size() - 1 - i));
+  }
+  const auto& tshape = g.desc(t.outputs[0]).shape;
+  const auto tstrides = contiguous_strides(tshape);
+  StridedView v;
+  v.dims = memory::dims(shape.begin(), shape.end());
+  v.strides.assign(shape.size(), 0);
+  for (size_t k = 0; k < perm.size(); ++k) v.strides[size_t(perm[k])] = tstrides[k];
+  v.base = b.allocate(b.plain_desc(t.outputs[0]));
+  return v;
+}
+
 void define_matmul(RegionBuilder& b, const Node& n) {
   const Graph& g = b.graph();
   const OperandId A = *n.attrs.get_operand("a"), B = *n.attrs.get_operand("b");
@@ -116,20 +160,64 @@ void define_matmul(RegionBuilder& b, const Node& n) {
     od = {element_count(out) / od.back(), od.back()};
     to_logical = collapse_rows;
   }
-  const memory::desc a_desc(ad, f32, contiguous_strides(ad));
-  const memory::desc b_plain(bd, f32, contiguous_strides(bd));
   const bool b_const = b.is_constant(B);
+  // Non-constant operands are read through their strided views (a transposed, sliced or
+  // scaled head split costs no copy) when oneDNN has a fast kernel for those strides.
+  StridedView va = b.strided(A), vb;
+  if (!b_const) vb = b.strided(B);
+  auto operand_desc = [&](const StridedView& v, const memory::dims& dims) {
+    if (dims.size() >= v.dims.size()) return padded_desc(v, dims.size());
+    const auto strides = reshape_strides(v.dims, v.strides, dims);
+    if (!strides) return memory::desc();
+    StridedView r = v;
+    r.dims = dims;
+    r.strides = *strides;
+    return r.desc();
+  };
+  memory::desc a_desc = operand_desc(va, ad);
+  memory::desc b_plain =
+      b_const ? memory::desc(bd, f32, contiguous_strides(bd)) : operand_desc(vb, bd);
+  std::optional<StridedView> tdst = shared_b ? std::nullopt : transposed_dst(b, n);
+  memory::desc dst_desc =
+      tdst ? tdst->desc() : memory::desc(od, f32, memory::dims(contiguous_strides(od)));
   const memory::desc b_want = b_const ? memory::desc(bd, f32, memory::format_tag::any) : b_plain;
-  const memory::desc dst_desc(od, f32, contiguous_strides(od));
-  dnnl::matmul::desc d(a_desc, b_want, dst_desc);
-  auto [pd, epilogue] = with_epilogue(b, n, to_logical, {}, [&](const dnnl::primitive_attr& at) {
-    return dnnl::matmul::primitive_desc(d, at, b.engine());
+  if (!a_desc || !b_plain || !fast_matmul(b.engine(), a_desc, b_want, dst_desc)) {
+    // Row-major operands (the views copied once) and result.
+    b.get(A, b.plain_desc(A));
+    if (!b_const) b.get(B, b.plain_desc(B));
+    va = b.strided(A);
+    if (!b_const) vb = b.strided(B);
+    a_desc = memory::desc(ad, f32, contiguous_strides(ad));
+    if (!b_const) b_plain = memory::desc(bd, f32, contiguous_strides(bd));
+    tdst.reset();
+    dst_desc = memory::desc(od, f32, contiguous_strides(od));
+  }
+  dnnl::primitive_attr base;
+  const float scale = va.scale * (b_const ? 1.0f : vb.scale);
+  if (scale != 1) base.set_output_scales(0, {scale});
+  dnnl::matmul::desc d(a_desc, b_const ? b_want : b_plain, dst_desc);
+  auto [pd, epilogue] = with_epilogue(b, n, to_logical, base, [&](const dnnl::primitive_attr& at) {
+    dnnl::matmul::primitive_desc pd(d, at, b.engine());
+    // oneDNN 2.6 has no optimized batched matmul with a binary post-op broadcast over the
+    // batch (an attention mask): such a link runs as its own kernel instead.
+    if (at.get_post_ops().len() > 0 && reference_kernel(pd)) {
+      throw dnnl::error(dnnl_unimplemented, "post-ops only on the reference matmul");
+    }
+    return pd;
   });
   std::unordered_map<int, memory> args;
-  args[DNNL_ARG_SRC] = b.view(A, a_desc);
-  args[DNNL_ARG_WEIGHTS] = b.convert(b.view(B, b_plain), pd.weights_desc(), b_const);
+  args[DNNL_ARG_SRC] = b.alias(va.base, a_desc);
+  args[DNNL_ARG_WEIGHTS] =
+      b_const ? b.convert(b.view(B, b_plain), pd.weights_desc(), true) : b.alias(vb.base, b_plain);
+  if (tdst) {
+    const memory dst = b.alias(tdst->base, dst_desc);
+    args[DNNL_ARG_DST] = dst;
+    b.set_view(epilogue.output, *tdst);
+    b.add_step(dnnl::matmul(pd), std::move(args));
+    return;
+  }
   const memory dst = b.define_output(epilogue.output, b.plain_desc(epilogue.output));
-  args[DNNL_ARG_DST] = shared_b ? b.alias(dst, dst_desc) : dst;
+  args[DNNL_ARG_DST] = b.alias(dst, dst_desc);  // collapsed rows, or an epilogue's reshape
   bind_epilogue(b, epilogue, dst, args);
   b.add_step(dnnl::matmul(pd), std::move(args));
 }

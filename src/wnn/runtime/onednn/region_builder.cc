@@ -7,6 +7,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/runtime/onednn/epilogue.h"
+#include "wnn/runtime/onednn/views.h"
 
 namespace wnn::runtime::onednn {
 
@@ -112,6 +113,11 @@ dnnl::memory RegionBuilder::external(OperandId id, const dnnl::memory::desc& d) 
 
 dnnl::memory RegionBuilder::held(OperandId id) {
   if (auto it = held_.find(id.index); it != held_.end()) return it->second;
+  if (auto it = views_.find(id.index); it != views_.end()) {
+    const StridedView v = it->second;
+    views_.erase(it);
+    return held_[id.index] = materialize(v, allocate(plain_desc(id)));
+  }
   dnnl::memory m;
   if (is_constant(id)) {
     const ConstantInfo* c = graph_.constant_of(id);
@@ -124,7 +130,10 @@ dnnl::memory RegionBuilder::held(OperandId id) {
   return m;
 }
 
-dnnl::memory::desc RegionBuilder::held_desc(OperandId id) { return held(id).get_desc(); }
+dnnl::memory::desc RegionBuilder::held_desc(OperandId id) {
+  const dnnl::memory::desc d = held(id).get_desc(), plain = plain_desc(id);
+  return same_addressing(d, plain) ? plain : d;
+}
 
 dnnl::memory RegionBuilder::convert(const dnnl::memory& m, const dnnl::memory::desc& want,
                                     bool at_compile_time) {
@@ -143,6 +152,7 @@ dnnl::memory RegionBuilder::convert(const dnnl::memory& m, const dnnl::memory::d
 dnnl::memory RegionBuilder::get(OperandId id, const dnnl::memory::desc& want) {
   dnnl::memory m = held(id);
   if (m.get_desc() == want) return m;
+  if (same_addressing(m.get_desc(), want)) return alias(m, want);
   return convert(m, want, is_constant(id));
 }
 
@@ -184,6 +194,11 @@ void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::me
 std::unique_ptr<CompiledRegion> RegionBuilder::finish(int threads) {
   // Region outputs held in a primitive's own layout are reordered into the caller's buffer.
   for (OperandId out : region_.outputs) {
+    if (auto it = views_.find(out.index); it != views_.end()) {
+      current_node_ = int64_t(graph_.operand(out).producer);
+      materialize(it->second, external(out, plain_desc(out)));
+      continue;
+    }
     dnnl::memory m = held(out);
     bool bound = false;
     for (const auto& [index, ext] : externals_) bound |= index == out.index && ext.get() == m.get();
@@ -224,6 +239,8 @@ const Table& table() {
     register_movement(t);
     register_normalization(t);
     register_reduce(t);
+    register_reduce_matmul(t);
+    register_views(t);
     return t;
   }();
   return t;

@@ -16,6 +16,18 @@
 
 namespace wnn::runtime::onednn {
 
+// A strided window over an operand's row-major bytes, standing for another operand that is a
+// transpose, reshape or slice of it, times a constant scale (a division by sqrt(d) before an
+// attention matmul). Consumers that read strided memory (matmul) use it with no copy; any
+// other consumer gets it materialised, once, by a reorder (views.cc).
+struct StridedView {
+  dnnl::memory base;  // row-major memory of the operand it windows (maybe bound at run time)
+  dnnl::memory::dims dims, strides;
+  int64_t offset = 0;  // in elements
+  float scale = 1;
+  dnnl::memory::desc desc() const;
+};
+
 // Per producer node index: the chain of node indices that may run as its post-ops.
 using EpilogueCandidates = std::unordered_map<uint32_t, std::vector<uint32_t>>;
 
@@ -57,6 +69,18 @@ class RegionBuilder {
   dnnl::memory define_output(OperandId id, const dnnl::memory::desc& d);
   void add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args);
 
+  // Strided views (views.cc): `id` now stands for `v`; a row-major view becomes a plain alias.
+  void set_view(OperandId id, StridedView v);
+  // `id` as a strided view: its recorded one, or its row-major memory.
+  StridedView strided(OperandId id);
+  // The view's memory: its base's bytes read through its desc (the scale is the reader's).
+  dnnl::memory memory_of(const StridedView& v) { return alias(v.base, v.desc()); }
+  // The region's nodes reading `id` (and whether it is a region output).
+  std::vector<uint32_t> readers(OperandId id) const;
+  bool is_region_output(OperandId id) const;
+  // Whether strided(id) needs no layout conversion (a view, or held row-major).
+  bool readable_strided(OperandId id) const;
+
   std::unique_ptr<CompiledRegion> finish(int threads);
 
   // Fusion (epilogue.h): the nodes that may run as post-ops of `producer`, and the nodes
@@ -72,11 +96,14 @@ class RegionBuilder {
  private:
   dnnl::memory held(OperandId id);
   dnnl::memory external(OperandId id, const dnnl::memory::desc& d);
+  // Copies (and scales) `v` into `dst` as a run step; returns `dst`.
+  dnnl::memory materialize(const StridedView& v, const dnnl::memory& dst);
   const Graph& graph_;
   const Region& region_;
   dnnl::engine engine_;
   dnnl::stream compile_stream_;
   std::map<uint32_t, dnnl::memory> held_;                     // current memory per operand
+  std::map<uint32_t, StridedView> views_;                     // operands not materialised yet
   std::vector<std::pair<uint32_t, dnnl::memory>> externals_;  // bound to run data
   std::vector<Step> steps_;
   std::vector<Buffer> owned_;
@@ -99,6 +126,8 @@ void register_elementwise(Table& t);
 void register_movement(Table& t);
 void register_normalization(Table& t);
 void register_reduce(Table& t);
+void register_reduce_matmul(Table& t);  // after reduce: it wraps reduceSum and reduceMean
+void register_views(Table& t);          // after movement and elementwise: it wraps their entries
 
 // Shared support checks.
 Support require_f32(const Graph& g, const Node& n);
