@@ -300,8 +300,9 @@ void run_pipeline(const std::string& onnx_path, const ValidateOptions& options,
   std::map<std::string, std::pair<Tensor, std::string>> given;
   in_stage("conversion", 2, [&] {
     for (const auto& [name, file] : options.input_files) {
-      Tensor t = with_error_context("--input " + name + "=" + file,
-                                    [&] { return format::read_npy(file); });
+      const std::string& path = file;  // a lambda may not capture a structured binding (clang 14)
+      Tensor t = with_error_context("--input " + name + "=" + path,
+                                    [&] { return format::read_npy(path); });
       bind_dims_from_value(model, name, t.shape, import);
       check(given.emplace(name, std::pair{std::move(t), file}).second, "--input {} is given twice",
             name);
