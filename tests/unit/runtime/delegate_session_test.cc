@@ -1,6 +1,7 @@
 // Sessions on delegates: concurrent runs from several threads, and region boundaries placed
 // between reference nodes in a valid order.
 #include <gtest/gtest.h>
+#include <pthreadpool.h>
 
 #include <cmath>
 #include <random>
@@ -9,6 +10,7 @@
 #include "seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/runtime/session.h"
+#include "wnn/runtime/xnnpack/thread_pool.h"
 
 namespace wnn::runtime {
 namespace {
@@ -69,6 +71,37 @@ TEST(DelegateSession, ConcurrentRunsFromSeveralThreadsAgree) {
     for (size_t t = 0; t < 4; ++t) EXPECT_EQ(parallel[t], serial[t]) << backend << " thread " << t;
     EXPECT_NE(serial[0], serial[1]);
   }
+}
+
+TEST(DelegateSession, XnnpackRegionsShareOneProcessPoolPerThreadCount) {
+  EXPECT_EQ(xnnpack::shared_pool(1), nullptr);  // one thread: the caller runs it
+  const auto two = xnnpack::shared_pool(2);
+  ASSERT_NE(two, nullptr);
+  EXPECT_EQ(pthreadpool_get_threads_count(two.get()), 2u);
+  EXPECT_EQ(xnnpack::shared_pool(2), two);
+  const auto three = xnnpack::shared_pool(3);
+  EXPECT_NE(three, two);
+  EXPECT_EQ(pthreadpool_get_threads_count(three.get()), 3u);
+  // Two sessions, each with two XNNPACK regions, on the one pool of 2 threads, run from four
+  // threads at once: every result equals the serial one.
+  const Session a(interleaved(), {"xnnpack", 2, true, false});
+  const Session b(interleaved(), {"xnnpack", 2, true, false});
+  ASSERT_EQ(a.execution_plan().partition.regions.size(), 2u);
+  std::vector<Tensor> inputs;
+  for (uint32_t t = 0; t < 4; ++t) inputs.push_back(seeded({1, 4, 6, 6}, 20 + t));
+  std::vector<std::vector<float>> serial, parallel(4);
+  for (const Tensor& x : inputs)
+    serial.push_back(values(a.run(std::vector<NamedView>{{"x", x.view()}})));
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const Session& s = t % 2 ? b : a;
+      for (int rep = 0; rep < 20; ++rep)
+        parallel[t] = values(s.run(std::vector<NamedView>{{"x", inputs[t].view()}}));
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (size_t t = 0; t < 4; ++t) EXPECT_EQ(parallel[t], serial[t]) << "thread " << t;
 }
 
 // XNNPACK asserts (aborts the process) on 0-D unary values and on zero-element values; the

@@ -9,6 +9,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/kernels/kernel.h"
+#include "wnn/runtime/xnnpack/thread_pool.h"
 
 namespace wnn::runtime::xnnpack {
 
@@ -44,9 +45,6 @@ void permute(const void* src, void* dst, std::array<int64_t, 4> d, size_t size, 
     permute_typed<float>(src, dst, d, to_last);
 }
 
-struct PoolDeleter {
-  void operator()(pthreadpool_t p) const { pthreadpool_destroy(p); }
-};
 struct RuntimeDeleter {
   void operator()(xnn_runtime_t r) const { xnn_delete_runtime(r); }
 };
@@ -60,17 +58,20 @@ class XnnpackRegion final : public CompiledRegion {
     size_t element_size;
     std::unique_ptr<std::vector<float>> staging;  // channels-last copy, or null
   };
-  XnnpackRegion(std::unique_ptr<pthreadpool, PoolDeleter> pool,
+  XnnpackRegion(std::shared_ptr<pthreadpool> pool,
                 std::unique_ptr<xnn_runtime, RuntimeDeleter> runtime,
                 std::vector<Boundary> boundaries, std::vector<std::shared_ptr<void>> owned)
       : pool_(std::move(pool)),
         runtime_(std::move(runtime)),
         boundaries_(std::move(boundaries)),
-        owned_(std::move(owned)) {}
+        owned_(std::move(owned)) {
+    ext_.reserve(boundaries_.size());
+  }
 
   void run(OperandData data) const override {
     std::lock_guard lock(mutex_);
-    std::vector<xnn_external_value> ext;
+    std::vector<xnn_external_value>& ext = ext_;  // reused: no allocation on the run path
+    ext.clear();
     for (const Boundary& b : boundaries_) {
       void* p = const_cast<std::byte*>(data[b.operand]);
       if (b.staging) {
@@ -90,10 +91,11 @@ class XnnpackRegion final : public CompiledRegion {
   }
 
  private:
-  std::unique_ptr<pthreadpool, PoolDeleter> pool_;
+  std::shared_ptr<pthreadpool> pool_;  // the process's pool (thread_pool.h)
   std::unique_ptr<xnn_runtime, RuntimeDeleter> runtime_;
   std::vector<Boundary> boundaries_;
   std::vector<std::shared_ptr<void>> owned_;
+  mutable std::vector<xnn_external_value> ext_;  // guarded by mutex_
   mutable std::mutex mutex_;
 };
 
@@ -302,8 +304,7 @@ uint32_t SubgraphBuilder::output(OperandId id) {
 }
 
 std::unique_ptr<CompiledRegion> SubgraphBuilder::finish(int threads) {
-  std::unique_ptr<pthreadpool, PoolDeleter> pool(threads > 1 ? pthreadpool_create(size_t(threads))
-                                                             : nullptr);
+  std::shared_ptr<pthreadpool> pool = shared_pool(threads);
   xnn_runtime_t rt = nullptr;
   check_xnn(xnn_create_runtime_v2(subgraph_, pool.get(), 0, &rt), "xnn_create_runtime_v2");
   std::unique_ptr<xnn_runtime, RuntimeDeleter> runtime(rt);
