@@ -11,8 +11,13 @@ all: build
 deps:
 	@bash scripts/install-deps.sh
 
+# The make build is -O2 without debug info: the code that was benchmarked, compiled about 30%
+# faster than CMake's RelWithDebInfo default (-O2 -g). For a debugger, configure a build dir
+# yourself (`cmake -S . -B build-debug -G Ninja -DCMAKE_BUILD_TYPE=Debug`).
+BUILD_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG" \
+	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG"
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja $(BUILD_FLAGS) $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
