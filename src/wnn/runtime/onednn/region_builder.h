@@ -36,11 +36,14 @@ struct Step {
   dnnl::primitive prim;
   std::unordered_map<int, dnnl::memory> args;
   RegionStepInfo info;  // for profiling
+  int threads = 1;      // OpenMP team size it was created for and runs with (kernel_threads.h)
 };
 
 class RegionBuilder {
  public:
-  RegionBuilder(const Graph& graph, const Region& region, dnnl::engine engine);
+  // Kernels run on up to `threads` threads; small ones on the calling thread alone.
+  RegionBuilder(const Graph& graph, const Region& region, dnnl::engine engine, int threads);
+  ~RegionBuilder();
 
   const Graph& graph() const { return graph_; }
   const dnnl::engine& engine() const { return engine_; }
@@ -81,7 +84,7 @@ class RegionBuilder {
   // Whether strided(id) needs no layout conversion (a view, or held row-major).
   bool readable_strided(OperandId id) const;
 
-  std::unique_ptr<CompiledRegion> finish(int threads);
+  std::unique_ptr<CompiledRegion> finish();
 
   // Fusion (epilogue.h): the nodes that may run as post-ops of `producer`, and the nodes
   // already fused into a primitive (the region compiler skips them).
@@ -89,8 +92,10 @@ class RegionBuilder {
   const EpilogueCandidates& epilogue_plan() const { return epilogues_; }
   void mark_fused(uint32_t node) { fused_[node] = true; }
   void unmark_fused(uint32_t node) { fused_[node] = false; }
-  // The node whose define step is running: steps added now are attributed to it.
-  void begin_node(uint32_t node) { current_node_ = node; }
+  // The node whose define step is running: steps added now are attributed to it, and its
+  // primitives are created for the thread count its work is worth (oneDNN's convolutions and
+  // matmuls fix their thread split when created).
+  void begin_node(uint32_t node);
   bool fused(uint32_t node) const { return fused_[node]; }
 
  private:
@@ -111,6 +116,9 @@ class RegionBuilder {
   std::vector<bool> fused_;
   int64_t current_node_ = -1;
   ConvLayout conv_layout_;
+  int threads_;
+  int node_threads_;    // the thread count of the node being defined
+  int caller_threads_;  // the compiling thread's OpenMP setting, restored at the end
 };
 
 // The per-node define step, and the table of lowerings keyed by OpKind.
