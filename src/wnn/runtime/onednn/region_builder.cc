@@ -174,6 +174,16 @@ dnnl::memory RegionBuilder::convert(const dnnl::memory& m, const dnnl::memory::d
 }
 
 dnnl::memory RegionBuilder::get(OperandId id, const dnnl::memory::desc& want) {
+  // A pending view read in another layout is copied straight into it: one reorder, not a
+  // row-major copy and then a layout change (shufflenet's split halves before each conv).
+  if (auto it = views_.find(id.index);
+      it != views_.end() && !same_addressing(want, plain_desc(id))) {
+    const StridedView v = it->second;
+    views_.erase(it);
+    // Already addressed as wanted (a same-order reshape of an NHWC value): no copy at all.
+    if (v.scale == 1 && v.desc() == want) return held_[id.index] = memory_of(v);
+    return held_[id.index] = materialize(v, allocate(want));
+  }
   dnnl::memory m = held(id);
   if (m.get_desc() == want) return m;
   if (same_addressing(m.get_desc(), want)) return alias(m, want);

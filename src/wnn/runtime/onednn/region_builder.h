@@ -21,7 +21,8 @@ namespace wnn::runtime::onednn {
 // attention matmul). Consumers that read strided memory (matmul) use it with no copy; any
 // other consumer gets it materialised, once, by a reorder (views.cc).
 struct StridedView {
-  dnnl::memory base;  // row-major memory of the operand it windows (maybe bound at run time)
+  dnnl::memory
+      base;  // memory of the operand it windows, row-major or strided (maybe bound at run time)
   dnnl::memory::dims dims, strides;
   int64_t offset = 0;  // in elements
   float scale = 1;
@@ -74,8 +75,11 @@ class RegionBuilder {
 
   // Strided views (views.cc): `id` now stands for `v`; a row-major view becomes a plain alias.
   void set_view(OperandId id, StridedView v);
-  // `id` as a strided view: its recorded one, or its row-major memory.
-  StridedView strided(OperandId id);
+  // `id` as a strided view: its recorded one, else (with `held_strides`) the memory it is held
+  // in when that is strided and unblocked (NHWC), else its row-major memory.
+  StridedView strided(OperandId id, bool held_strides = false);
+  // `id`'s row-major memory as a view (a pending view is materialised first).
+  StridedView row_major(OperandId id);
   // The view's memory: its base's bytes read through its desc (the scale is the reader's).
   dnnl::memory memory_of(const StridedView& v) { return alias(v.base, v.desc()); }
   // The region's nodes reading `id` (and whether it is a region output).
