@@ -73,6 +73,26 @@ TEST(OnednnFusion, ValueWithAnotherReaderStaysUnfused) {
   EXPECT_FALSE(has_label(kernel_labels(g, in), "conv2d+"));
 }
 
+// A squeeze-excite gate: conv -> hardSigmoid (non-default alpha and beta, so both clamps bite)
+// as two post-ops of the conv, then the gate scales another tensor.
+TEST(OnednnFusion, ConvHardSigmoidRunsAsOneKernel) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto x = b.input("x", {DataType::kFloat32, {1, 5, 3, 3}});
+  const auto c = b.add1(OpKind::kConv2d, {x, b.constant("w", seeded({7, 5, 3, 3}, 7))});
+  const auto gate = b.add1(OpKind::kHardSigmoid, {c}, {{"alpha", 0.4}, {"beta", 0.3}}, "gate");
+  b.output(b.add1(OpKind::kMul, {b.input("z", {DataType::kFloat32, {1, 7, 2, 2}}), gate}, {}, "y"));
+  Tensor xv = seeded({1, 5, 3, 3}, 8);
+  const Tensor zv = seeded({1, 7, 2, 2}, 9);
+  float* xs = xv.mutable_view().as<float>();
+  for (int i = 0; i < 45; ++i) xs[i] *= 4;  // conv outputs well past both clamps
+  const std::vector<NamedView> in = {{"x", xv.view()}, {"z", zv.view()}};
+  expect_same_as_reference(g, in);
+  const auto labels = kernel_labels(g, in);
+  EXPECT_TRUE(has_label(labels, "conv2d+hardSigmoid 'gate'")) << ::testing::PrintToString(labels);
+  EXPECT_FALSE(has_label(labels, "hardSigmoid")) << ::testing::PrintToString(labels);
+}
+
 // matmul -> bias add -> written-out gelu -> residual add, and gemm with c -> sub of a
 // broadcast constant (non-commutative, the producer's value first) -> tanh.
 TEST(OnednnFusion, MatmulAndGemmEpiloguesMatchReference) {

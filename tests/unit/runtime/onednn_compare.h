@@ -59,6 +59,13 @@ inline bool has_label(const std::vector<std::string>& labels, std::string_view p
   return false;
 }
 
+// How many kernel labels start with `prefix`.
+inline size_t count_prefix(const std::vector<std::string>& labels, std::string_view prefix) {
+  size_t n = 0;
+  for (const auto& l : labels) n += l.rfind(prefix, 0) == 0;
+  return n;
+}
+
 // No layout conversion runs from kernel `first` up to kernel `last` (kernels run in order).
 inline void expect_no_reorders_between(const std::vector<std::string>& labels,
                                        std::string_view first, std::string_view last) {

@@ -179,6 +179,29 @@ TEST(OnednnViews, ConstantIndexGatherIsASliceAndMatchesReference) {
   }
 }
 
+// Views of a region input that are themselves outputs: a window, a reshape of the window, and
+// an identity; then a transpose of a reshaped window, a window of a window and a concat of
+// windows. Each output needs its own copy.
+TEST(OnednnViews, ViewsOfRegionInputsAsOutputsMatchReference) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto x = b.input("x", {DataType::kFloat32, Shape{3, 4, 6}});
+  const auto window = b.add1(OpKind::kSlice, {x, Ints{1, 1, 2}, Ints{2, 3, 3}}, {}, "window");
+  const auto reshaped = b.add1(OpKind::kReshape, {window, Ints{3, 6}}, {}, "reshaped");
+  b.output(window);
+  b.output(reshaped);
+  b.output(b.add1(OpKind::kIdentity, {x}, {}, "same"));
+  b.output(b.add1(OpKind::kTranspose, {reshaped}, {}, "flipped"));
+  b.output(b.add1(OpKind::kTanh, {window}, {}, "tanh"));
+  // A window of a window, and a concat of two windows of the input.
+  b.output(b.add1(OpKind::kSlice, {window, Ints{0, 1, 1}, Ints{2, 2, 2}}, {}, "inner"));
+  const auto front = b.add1(OpKind::kSlice, {x, Ints{0, 0, 0}, Ints{3, 4, 2}});
+  const auto back = b.add1(OpKind::kSlice, {x, Ints{0, 0, 3}, Ints{3, 4, 3}});
+  b.output(b.add1(OpKind::kConcat, {std::vector<OperandId>{back, front}, int64_t(2)}, {}, "cat"));
+  const Tensor xv = seeded({3, 4, 6}, 4);
+  expect_same_as_reference(g, {{"x", xv.view()}});
+}
+
 }  // namespace
 }  // namespace wnn::runtime
 

@@ -202,7 +202,7 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
         if (g.desc(other).shape.size() > out_shape.size()) break;
         // After a reshape only a full-size operand: its broadcast would follow other dims.
         if (reshaped && g.desc(other).shape != out_shape) break;
-      } else if (!eltwise_of(c) || c.inputs[0] != value) {
+      } else if (!(eltwise_of(c) || c.op() == OpKind::kHardSigmoid) || c.inputs[0] != value) {
         break;
       }
       chain.push_back(next);
@@ -252,7 +252,13 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       ++i;
       continue;
     }
-    if (auto el = eltwise_of(c)) {
+    if (c.op() == OpKind::kHardSigmoid) {
+      // clamp(alpha * x + beta, 0, 1): two post-ops (oneDNN 2.6 has no such algorithm), as
+      // mobilenet_v3's squeeze-excite gates after their conv (18 separate kernels otherwise).
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, float(c.attrs.get_float("alpha")),
+                        float(c.attrs.get_float("beta")));
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip_v2, 0.0f, 1.0f);
+    } else if (auto el = eltwise_of(c)) {
       po.append_eltwise(1.0f, el->algo, el->alpha, el->beta);
     } else {
       const OperandId other = other_operand(c, value);

@@ -18,7 +18,7 @@ Support OnednnDelegate::supports(const Graph& graph, const Node& node) const {
 std::unique_ptr<CompiledRegion> OnednnDelegate::compile(const Graph& graph, const Region& region,
                                                         const DelegateOptions& options) const {
   try {
-    RegionBuilder b(graph, region, dnnl::engine(dnnl::engine::kind::cpu, 0));
+    RegionBuilder b(graph, region, dnnl::engine(dnnl::engine::kind::cpu, 0), options.threads);
     for (uint32_t n : region.nodes) {
       if (b.fused(n)) continue;  // runs as a post-op of the primitive before it
       const Node& node = graph.nodes()[n];
@@ -26,7 +26,7 @@ std::unique_ptr<CompiledRegion> OnednnDelegate::compile(const Graph& graph, cons
       with_error_context(fmt::format("{} '{}'", op_name(node.op()), graph.name_of(node.outputs[0])),
                          [&] { table()[size_t(node.op())].define(b, node); });
     }
-    return b.finish(options.threads);
+    return b.finish();
   } catch (const dnnl::error& e) {
     // supports() said yes, so a library refusal here is a gap in wnn's checks.
     throw Error(fmt::format("oneDNN refused a node it was checked to support: {} (status {})",

@@ -7,7 +7,9 @@
 
 #include "wnn/core/error.h"
 #include "wnn/runtime/onednn/epilogue.h"
+#include "wnn/runtime/onednn/kernel_threads.h"
 #include "wnn/runtime/onednn/views.h"
+#include "wnn/runtime/profile.h"
 
 namespace wnn::runtime::onednn {
 
@@ -23,18 +25,21 @@ dnnl::memory::dims dims_of(std::span<const int64_t> shape) {
 class OnednnRegion final : public CompiledRegion {
  public:
   OnednnRegion(dnnl::engine engine, std::vector<std::pair<uint32_t, dnnl::memory>> externals,
-               std::vector<Step> steps, std::vector<Buffer> owned, int threads)
+               std::vector<Step> steps, std::vector<Buffer> owned)
       : owned_(std::move(owned)),
         engine_(std::move(engine)),
         stream_(engine_),
         externals_(std::move(externals)),
-        steps_(std::move(steps)),
-        threads_(threads) {}
+        steps_(std::move(steps)) {}
 
   void run(OperandData data) const override {
     std::lock_guard lock(mutex_);
     bind(data);
-    for (const Step& s : steps_) s.prim.execute(stream_, s.args);
+    int team = 0;
+    for (const Step& s : steps_) {
+      set_team(s, team);
+      s.prim.execute(stream_, s.args);
+    }
     stream_.wait();
   }
 
@@ -47,7 +52,9 @@ class OnednnRegion final : public CompiledRegion {
   void run_profiled(OperandData data, std::span<double> step_ms) const override {
     std::lock_guard lock(mutex_);
     bind(data);
+    int team = 0;
     for (size_t i = 0; i < steps_.size(); ++i) {
+      set_team(steps_[i], team);
       const auto start = std::chrono::steady_clock::now();
       steps_[i].prim.execute(stream_, steps_[i].args);
       stream_.wait();
@@ -58,9 +65,13 @@ class OnednnRegion final : public CompiledRegion {
   }
 
  private:
+  // OpenMP's team size is per calling thread, and oneDNN's reorders and elementwise kernels
+  // read it when they run: set it before each kernel whose count differs from the last.
+  static void set_team(const Step& s, int& team) {
+    if (s.threads != team) omp_set_num_threads(team = s.threads);
+  }
+
   void bind(OperandData data) const {
-    // OpenMP's team size is per calling thread: set it on each run.
-    omp_set_num_threads(threads_);
     for (auto& [index, mem] : externals_) {
       mem.set_data_handle(const_cast<std::byte*>(data[index]));
     }
@@ -72,19 +83,32 @@ class OnednnRegion final : public CompiledRegion {
   mutable std::mutex mutex_;
   std::vector<std::pair<uint32_t, dnnl::memory>> externals_;
   std::vector<Step> steps_;
-  int threads_;
 };
 
 }  // namespace
 
-RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::engine engine)
+RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::engine engine,
+                             int threads)
     : graph_(graph),
       region_(region),
       engine_(std::move(engine)),
       compile_stream_(engine_),
       epilogues_(plan_epilogues(graph, region)),
       fused_(graph.nodes().size(), false),
-      conv_layout_(plan_conv_layout(graph, region, conv_layout_override())) {}
+      conv_layout_(plan_conv_layout(graph, region, conv_layout_override())),
+      threads_(std::max(threads, 1)),
+      node_threads_(threads_),
+      caller_threads_(omp_get_max_threads()) {}
+
+RegionBuilder::~RegionBuilder() { omp_set_num_threads(caller_threads_); }
+
+void RegionBuilder::begin_node(uint32_t node) {
+  current_node_ = node;
+  const Node& n = graph_.nodes()[node];
+  node_threads_ =
+      kernel_threads(estimated_us(node_flops(graph_, n), node_bytes(graph_, n)), threads_);
+  omp_set_num_threads(node_threads_);
+}
 
 const std::vector<uint32_t>& RegionBuilder::epilogue_candidates(const Node& producer) const {
   static const std::vector<uint32_t> kNone;
@@ -150,6 +174,16 @@ dnnl::memory RegionBuilder::convert(const dnnl::memory& m, const dnnl::memory::d
 }
 
 dnnl::memory RegionBuilder::get(OperandId id, const dnnl::memory::desc& want) {
+  // A pending view read in another layout is copied straight into it: one reorder, not a
+  // row-major copy and then a layout change (shufflenet's split halves before each conv).
+  if (auto it = views_.find(id.index);
+      it != views_.end() && !same_addressing(want, plain_desc(id))) {
+    const StridedView v = it->second;
+    views_.erase(it);
+    // Already addressed as wanted (a same-order reshape of an NHWC value): no copy at all.
+    if (v.scale == 1 && v.desc() == want) return held_[id.index] = memory_of(v);
+    return held_[id.index] = materialize(v, allocate(want));
+  }
   dnnl::memory m = held(id);
   if (m.get_desc() == want) return m;
   if (same_addressing(m.get_desc(), want)) return alias(m, want);
@@ -188,10 +222,20 @@ dnnl::memory RegionBuilder::allocate(const dnnl::memory::desc& d) {
 
 void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args) {
   const bool reorder = p.get_kind() == dnnl::primitive::kind::reorder;
-  steps_.push_back({std::move(p), std::move(args), {reorder ? "reorder" : "", current_node_, {}}});
+  // A reorder (a layout change, a view's copy, a region output written out) reads its team
+  // when it runs, so it gets the count its own bytes are worth, not its node's. It reads as
+  // many elements as it writes: the source's desc may be a window (a slice or gather view)
+  // whose size spans the whole base.
+  int threads = node_threads_;
+  if (reorder) {
+    threads = kernel_threads(
+        estimated_us(0, 2.0 * double(args.at(DNNL_ARG_TO).get_desc().get_size())), threads_);
+  }
+  steps_.push_back(
+      {std::move(p), std::move(args), {reorder ? "reorder" : "", current_node_, {}}, threads});
 }
 
-std::unique_ptr<CompiledRegion> RegionBuilder::finish(int threads) {
+std::unique_ptr<CompiledRegion> RegionBuilder::finish() {
   // Region outputs held in a primitive's own layout are reordered into the caller's buffer.
   for (OperandId out : region_.outputs) {
     if (auto it = views_.find(out.index); it != views_.end()) {
@@ -216,7 +260,7 @@ std::unique_ptr<CompiledRegion> RegionBuilder::finish(int threads) {
     }
   }
   return std::make_unique<OnednnRegion>(engine_, std::move(externals_), std::move(steps_),
-                                        std::move(owned_), threads);
+                                        std::move(owned_));
 }
 
 Support require_f32(const Graph& g, const Node& n) {

@@ -21,7 +21,8 @@ namespace wnn::runtime::onednn {
 // attention matmul). Consumers that read strided memory (matmul) use it with no copy; any
 // other consumer gets it materialised, once, by a reorder (views.cc).
 struct StridedView {
-  dnnl::memory base;  // row-major memory of the operand it windows (maybe bound at run time)
+  dnnl::memory
+      base;  // memory of the operand it windows, row-major or strided (maybe bound at run time)
   dnnl::memory::dims dims, strides;
   int64_t offset = 0;  // in elements
   float scale = 1;
@@ -36,11 +37,14 @@ struct Step {
   dnnl::primitive prim;
   std::unordered_map<int, dnnl::memory> args;
   RegionStepInfo info;  // for profiling
+  int threads = 1;      // OpenMP team size it was created for and runs with (kernel_threads.h)
 };
 
 class RegionBuilder {
  public:
-  RegionBuilder(const Graph& graph, const Region& region, dnnl::engine engine);
+  // Kernels run on up to `threads` threads; small ones on the calling thread alone.
+  RegionBuilder(const Graph& graph, const Region& region, dnnl::engine engine, int threads);
+  ~RegionBuilder();
 
   const Graph& graph() const { return graph_; }
   const dnnl::engine& engine() const { return engine_; }
@@ -71,8 +75,11 @@ class RegionBuilder {
 
   // Strided views (views.cc): `id` now stands for `v`; a row-major view becomes a plain alias.
   void set_view(OperandId id, StridedView v);
-  // `id` as a strided view: its recorded one, or its row-major memory.
-  StridedView strided(OperandId id);
+  // `id` as a strided view: its recorded one, else (with `held_strides`) the memory it is held
+  // in when that is strided and unblocked (NHWC), else its row-major memory.
+  StridedView strided(OperandId id, bool held_strides = false);
+  // `id`'s row-major memory as a view (a pending view is materialised first).
+  StridedView row_major(OperandId id);
   // The view's memory: its base's bytes read through its desc (the scale is the reader's).
   dnnl::memory memory_of(const StridedView& v) { return alias(v.base, v.desc()); }
   // The region's nodes reading `id` (and whether it is a region output).
@@ -81,7 +88,7 @@ class RegionBuilder {
   // Whether strided(id) needs no layout conversion (a view, or held row-major).
   bool readable_strided(OperandId id) const;
 
-  std::unique_ptr<CompiledRegion> finish(int threads);
+  std::unique_ptr<CompiledRegion> finish();
 
   // Fusion (epilogue.h): the nodes that may run as post-ops of `producer`, and the nodes
   // already fused into a primitive (the region compiler skips them).
@@ -89,8 +96,10 @@ class RegionBuilder {
   const EpilogueCandidates& epilogue_plan() const { return epilogues_; }
   void mark_fused(uint32_t node) { fused_[node] = true; }
   void unmark_fused(uint32_t node) { fused_[node] = false; }
-  // The node whose define step is running: steps added now are attributed to it.
-  void begin_node(uint32_t node) { current_node_ = node; }
+  // The node whose define step is running: steps added now are attributed to it, and its
+  // primitives are created for the thread count its work is worth (oneDNN's convolutions and
+  // matmuls fix their thread split when created).
+  void begin_node(uint32_t node);
   bool fused(uint32_t node) const { return fused_[node]; }
 
  private:
@@ -111,6 +120,9 @@ class RegionBuilder {
   std::vector<bool> fused_;
   int64_t current_node_ = -1;
   ConvLayout conv_layout_;
+  int threads_;
+  int node_threads_;    // the thread count of the node being defined
+  int caller_threads_;  // the compiling thread's OpenMP setting, restored at the end
 };
 
 // The per-node define step, and the table of lowerings keyed by OpKind.

@@ -108,8 +108,26 @@ void RegionBuilder::set_view(OperandId id, StridedView v) {
   }
 }
 
-StridedView RegionBuilder::strided(OperandId id) {
+StridedView RegionBuilder::strided(OperandId id, bool held_strides) {
   if (auto it = views_.find(id.index); it != views_.end()) return it->second;
+  // Held in a strided, unblocked layout (a conv's NHWC output): the view reads those strides,
+  // so a channel shuffle's reshape and transpose need no copy into row-major first.
+  if (auto it = held_.find(id.index); held_strides && it != held_.end()) {
+    const auto& d = it->second.get_desc().data;
+    if (d.format_kind == dnnl_blocked && d.format_desc.blocking.inner_nblks == 0 &&
+        d.ndims == int(plain_desc(id).dims().size())) {
+      StridedView v;
+      v.base = it->second;
+      v.dims = plain_desc(id).dims();
+      v.strides.assign(d.format_desc.blocking.strides, d.format_desc.blocking.strides + d.ndims);
+      v.offset = d.offset0;
+      return v;
+    }
+  }
+  return row_major(id);
+}
+
+StridedView RegionBuilder::row_major(OperandId id) {
   const memory::desc plain = plain_desc(id);
   StridedView v;
   v.base = get(id, plain);
@@ -155,7 +173,7 @@ void define_transpose_view(RegionBuilder& b, const Node& n) {
   if (perm.empty()) {
     for (size_t i = 0; i < rank; ++i) perm.push_back(int64_t(rank - 1 - i));
   }
-  StridedView v = b.strided(n.inputs[0]);
+  StridedView v = b.strided(n.inputs[0], /*held_strides=*/true);
   StridedView out = v;
   for (size_t k = 0; k < rank; ++k) {
     out.dims[k] = v.dims[size_t(perm[k])];
@@ -167,12 +185,11 @@ void define_transpose_view(RegionBuilder& b, const Node& n) {
 // reshape and identity: the same elements in the same order.
 void define_reshape_view(RegionBuilder& b, const Node& n) {
   const memory::dims new_dims = b.plain_desc(n.outputs[0]).dims();
-  StridedView v = b.strided(n.inputs[0]);
+  StridedView v = b.strided(n.inputs[0], /*held_strides=*/true);
   auto ns = reshape_strides(v.dims, v.strides, new_dims);
   if (!ns) {
     // Not expressible as strides over the view: materialise the input, then alias it.
-    b.get(n.inputs[0], b.plain_desc(n.inputs[0]));
-    v = b.strided(n.inputs[0]);
+    v = b.row_major(n.inputs[0]);
     ns = reshape_strides(v.dims, v.strides, new_dims);
     check_internal(ns.has_value(), "reshape of row-major '{}' has no strides",
                    b.graph().name_of(n.inputs[0]));
@@ -184,7 +201,7 @@ void define_reshape_view(RegionBuilder& b, const Node& n) {
 
 void define_slice_view(RegionBuilder& b, const Node& n) {
   const auto starts = n.attrs.get_ints("starts");
-  StridedView v = b.strided(n.inputs[0]);
+  StridedView v = b.strided(n.inputs[0], /*held_strides=*/true);
   for (size_t i = 0; i < starts.size(); ++i) v.offset += starts[i] * v.strides[i];
   v.dims = b.plain_desc(n.outputs[0]).dims();
   b.set_view(n.outputs[0], std::move(v));
@@ -257,7 +274,7 @@ void define_gather_view(RegionBuilder& b, const Node& n) {
                  g.name_of(indices));
   const auto& ishape = g.desc(indices).shape;
   const size_t axis = size_t(n.attrs.get_int("axis"));
-  StridedView v = b.strided(n.inputs[0]);
+  StridedView v = b.strided(n.inputs[0], /*held_strides=*/true);
   // As the reference kernels resolve it: negative from the end, out of range clamped.
   const int64_t extent = v.dims[axis];
   int64_t i = element_as_int64(ConstTensorView{g.desc(indices).dtype, ishape, c->data.data()}, 0);
