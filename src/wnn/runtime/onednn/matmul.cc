@@ -163,8 +163,18 @@ void define_matmul(RegionBuilder& b, const Node& n) {
   const bool b_const = b.is_constant(B);
   // Non-constant operands are read through their strided views (a transposed, sliced or
   // scaled head split costs no copy) when oneDNN has a fast kernel for those strides.
-  StridedView va = b.strided(A), vb;
-  if (!b_const) vb = b.strided(B);
+  // A window that does not start at its buffer's first element (offset0, a slice) is copied
+  // first: oneDNN 2.6's matmul kernels do not all honour offset0 (measured: brg:avx512_core and
+  // gemm:jit read a [1, 1, 6] slice of a [1, 2, 6] input from its start; a DFT's imaginary half
+  // read the real one), while the reorder that copies it does.
+  auto strided_operand = [&](OperandId id) {
+    StridedView v = b.strided(id);
+    if (v.offset == 0) return v;
+    b.get(id, b.plain_desc(id));
+    return b.strided(id);
+  };
+  StridedView va = strided_operand(A), vb;
+  if (!b_const) vb = strided_operand(B);
   auto operand_desc = [&](const StridedView& v, const memory::dims& dims) {
     if (dims.size() >= v.dims.size()) return padded_desc(v, dims.size());
     const auto strides = reshape_strides(v.dims, v.strides, dims);
