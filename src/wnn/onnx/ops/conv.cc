@@ -56,6 +56,11 @@ void conv_transpose(ConvertContext& c) {
   if (output_shape && output_shape->size() == n + 2) {
     output_shape = IntList(output_shape->begin() + 2, output_shape->end());
   }
+  check(kernel.size() == n && strides.size() == n && dil.size() == n && out_pad.size() == n &&
+            pads.size() == 2 * n && (!output_shape || output_shape->size() == n),
+        "ConvTranspose: kernel_shape/strides/dilations/output_padding/pads/output_shape do not "
+        "match {} spatial dims",
+        n);
   if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
       auto_pad != "SAME_LOWER") {
     c.unsupported("auto_pad '{}'", auto_pad);

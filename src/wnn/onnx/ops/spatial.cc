@@ -9,6 +9,8 @@ SpatialNd read_spatial_nd(const ConvertContext& c, const IntList& in, const IntL
   IntList pads = c.attr_ints("pads").value_or(IntList(2 * n, 0));
   check(strides.size() == n && dil.size() == n && pads.size() == 2 * n,
         "{}: strides/dilations/pads do not match {} spatial dims", c.node().op_type, n);
+  check(kernel.size() == n, "{}: kernel_shape has {} values for {} spatial dims", c.node().op_type,
+        kernel.size(), n);
   const std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t i = 0; i < n; ++i) {
