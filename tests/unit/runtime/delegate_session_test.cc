@@ -51,25 +51,33 @@ TEST(DelegateSession, ReferenceNodeBetweenRegionsRunsInOrder) {
   }
 }
 
+// Four seeded inputs, run once each serially on sessions[0], then 20 times each from four
+// threads at once, thread t on sessions[t % size]: every threaded result must equal the serial
+// one (and distinct inputs give distinct results).
+void expect_concurrent_runs_agree(const std::vector<const Session*>& sessions, uint32_t seed,
+                                  const std::string& what) {
+  std::vector<Tensor> inputs;
+  for (uint32_t t = 0; t < 4; ++t) inputs.push_back(seeded({1, 4, 6, 6}, seed + t));
+  std::vector<std::vector<float>> serial, parallel(4);
+  for (const Tensor& x : inputs)
+    serial.push_back(values(sessions[0]->run(std::vector<NamedView>{{"x", x.view()}})));
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const Session& s = *sessions[t % sessions.size()];
+      for (int rep = 0; rep < 20; ++rep)
+        parallel[t] = values(s.run(std::vector<NamedView>{{"x", inputs[t].view()}}));
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (size_t t = 0; t < 4; ++t) EXPECT_EQ(parallel[t], serial[t]) << what << " thread " << t;
+  EXPECT_NE(serial[0], serial[1]) << what;
+}
+
 TEST(DelegateSession, ConcurrentRunsFromSeveralThreadsAgree) {
   for (const char* backend : {"onednn", "xnnpack"}) {
     const Session s(interleaved(), {backend, 1, true, false});
-    std::vector<Tensor> inputs;
-    for (uint32_t t = 0; t < 4; ++t) inputs.push_back(seeded({1, 4, 6, 6}, 10 + t));
-    std::vector<std::vector<float>> serial, parallel(4);
-    for (const Tensor& x : inputs)
-      serial.push_back(values(s.run(std::vector<NamedView>{{"x", x.view()}})));
-    std::vector<std::thread> threads;
-    for (size_t t = 0; t < 4; ++t) {
-      threads.emplace_back([&, t] {
-        for (int rep = 0; rep < 20; ++rep) {
-          parallel[t] = values(s.run(std::vector<NamedView>{{"x", inputs[t].view()}}));
-        }
-      });
-    }
-    for (auto& th : threads) th.join();
-    for (size_t t = 0; t < 4; ++t) EXPECT_EQ(parallel[t], serial[t]) << backend << " thread " << t;
-    EXPECT_NE(serial[0], serial[1]);
+    expect_concurrent_runs_agree({&s}, 10, backend);
   }
 }
 
@@ -83,25 +91,11 @@ TEST(DelegateSession, XnnpackRegionsShareOneProcessPoolPerThreadCount) {
   EXPECT_NE(three, two);
   EXPECT_EQ(pthreadpool_get_threads_count(three.get()), 3u);
   // Two sessions, each with two XNNPACK regions, on the one pool of 2 threads, run from four
-  // threads at once: every result equals the serial one.
+  // threads at once.
   const Session a(interleaved(), {"xnnpack", 2, true, false});
   const Session b(interleaved(), {"xnnpack", 2, true, false});
   ASSERT_EQ(a.execution_plan().partition.regions.size(), 2u);
-  std::vector<Tensor> inputs;
-  for (uint32_t t = 0; t < 4; ++t) inputs.push_back(seeded({1, 4, 6, 6}, 20 + t));
-  std::vector<std::vector<float>> serial, parallel(4);
-  for (const Tensor& x : inputs)
-    serial.push_back(values(a.run(std::vector<NamedView>{{"x", x.view()}})));
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      const Session& s = t % 2 ? b : a;
-      for (int rep = 0; rep < 20; ++rep)
-        parallel[t] = values(s.run(std::vector<NamedView>{{"x", inputs[t].view()}}));
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (size_t t = 0; t < 4; ++t) EXPECT_EQ(parallel[t], serial[t]) << "thread " << t;
+  expect_concurrent_runs_agree({&a, &b}, 20, "two sessions on one pool");
 }
 
 // XNNPACK asserts (aborts the process) on 0-D unary values and on zero-element values; the
