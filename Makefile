@@ -44,11 +44,12 @@ test-robust: deps
 	cd $(FUZZ_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -E '^(ort_reference|models)\.'
-	FUZZ_JOBS=$(FUZZ_JOBS) bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_SEED=$(FUZZ_SEED) bash tests/fuzz/run.sh $(FUZZ_BUILD) \
+	  $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # What CI runs (.ci/run calls `make test`; see docs/robustness.md for the timing of this one).
 ci: test
-	$(MAKE) test-robust FUZZ_SECONDS=30 FUZZ_JOBS=$(JOBS)
+	$(MAKE) test-robust FUZZ_SECONDS=30 FUZZ_JOBS=$(JOBS) FUZZ_SEED=1
 
 # libFuzzer targets (tests/fuzz), built with clang in their own dir, FUZZ_SECONDS each,
 # FUZZ_JOBS at a time. The sanitized build is -O1 with line tables only (what ASan reports need)
@@ -56,6 +57,7 @@ ci: test
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
+FUZZ_SEED ?=
 FUZZ_TARGETS ?=
 FUZZ_CONFIGURE = -G Ninja -DWNN_FUZZ=ON -DWNN_PYTHON=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
@@ -64,7 +66,8 @@ FUZZ_CONFIGURE = -G Ninja -DWNN_FUZZ=ON -DWNN_PYTHON=OFF -DCMAKE_BUILD_TYPE=RelW
 fuzz: deps
 	cmake -S . -B $(FUZZ_BUILD) $(FUZZ_CONFIGURE) $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
-	FUZZ_JOBS=$(FUZZ_JOBS) bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_SEED=$(FUZZ_SEED) bash tests/fuzz/run.sh $(FUZZ_BUILD) \
+	  $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)

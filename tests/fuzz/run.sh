@@ -2,7 +2,8 @@
 # Runs every libFuzzer target built in BUILD for SECONDS each and prints a summary of executions
 # and coverage. Exits non-zero when any target finds a crash, leak, timeout or out-of-memory
 # input; the input is kept in BUILD/fuzz-artifacts/<target>/. FUZZ_JOBS targets run at once
-# (default 1: one after another).
+# (default 1: one after another). FUZZ_SEED fixes libFuzzer's seed (default: a random one), so
+# a short run from the checked-in seeds is repeatable (CI uses it).
 #   tests/fuzz/run.sh BUILD SECONDS [TARGET...]
 set -uo pipefail
 build=$1
@@ -10,6 +11,8 @@ seconds=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=${FUZZ_JOBS:-1}
+seed_arg=()
+if [ -n "${FUZZ_SEED:-}" ]; then seed_arg=(-seed="$FUZZ_SEED"); fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(graph_text graph_json safetensors npy onnx_model model onnx_import sweep_manifest)
@@ -25,7 +28,7 @@ fuzz_one() {
   mkdir -p "$work" "$artifacts" "$(dirname "$log")"
   rm -f "$build/fuzz-logs/$t.summary"
   "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 -artifact_prefix="$artifacts" \
+    -print_final_stats=1 -artifact_prefix="$artifacts" "${seed_arg[@]}" \
     "$work" "$here/corpus/$t" "$here/regressions/$t" >"$log" 2>&1
   local rc=$?
   local execs last cov ft corpus

@@ -298,9 +298,15 @@ class Importer {
     try {
       ConvertContext ctx(node, opset, values_);
       with_error_context(fmt::format("node '{}' ({})", label, node.op_type), [&] { c->fn(ctx); });
-      for (const auto& o : node.output) {
-        check_internal(o.empty() || values_.has(o), "converter for {} did not set output '{}'",
-                       node.op_type, o);
+      for (size_t i = 0; i < node.output.size(); ++i) {
+        // An output the converter does not compute: an optional one wnn leaves out, or one the
+        // operator does not define (a Relu with two outputs). Either way it is named, not
+        // dropped.
+        const std::string& o = node.output[i];
+        if (!o.empty() && !values_.has(o)) {
+          ctx.unsupported("output {} ('{}') is not computed by the {} converter", i, o,
+                          node.op_type);
+        }
       }
     } catch (const UnsupportedError& e) {
       unsupported_.push_back({label, node.op_type, domain, opset, e.message(), e.category()});

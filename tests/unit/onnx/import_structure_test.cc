@@ -179,6 +179,22 @@ TEST(ImportUnsupported, EveryUnsupportedNodeIsReportedAtOnce) {
   }
 }
 
+// An output the converter does not compute is reported, never an internal error: here a Relu
+// given a second output (found by fuzz_onnx_import), next to a valid node.
+TEST(ImportUnsupported, AnOutputTheConverterDoesNotComputeIsNamed) {
+  auto m = model(17, {tensor_input("x", {dim(2), dim(3)})},
+                 {node("Relu", {"x"}, {"y", "extra"}), node("Neg", {"y"}, {"z"})}, {"z"});
+  try {
+    import_model(m, "");
+    FAIL() << "no error";
+  } catch (const UnsupportedModelError& e) {
+    ASSERT_EQ(e.nodes().size(), 1u) << e.what();
+    EXPECT_EQ(e.nodes()[0].op_type, "Relu");
+    EXPECT_NE(e.nodes()[0].reason.find("output 1 ('extra') is not computed"), std::string::npos)
+        << e.nodes()[0].reason;
+  }
+}
+
 TEST(ImportDims, UnresolvedDimsAreListedTogetherAndOverridesResolveThem) {
   auto m = model(13,
                  {tensor_input("a", {param("batch"), param("seq")}),
