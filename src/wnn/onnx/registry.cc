@@ -193,6 +193,13 @@ int64_t normalize_axis(int64_t axis, size_t rank, std::string_view what) {
   return axis < 0 ? axis + r : axis;
 }
 
+int64_t normalize_dim_axis(int64_t axis, const Shape& shape, std::string_view what) {
+  if (shape.empty()) {
+    throw UnsupportedError(fmt::format("{} {} names no dim: the input is a scalar", what, axis));
+  }
+  return normalize_axis(axis, shape.size(), what);
+}
+
 Tensor make_tensor(DataType dtype, Shape shape, std::span<const double> values) {
   Tensor t = Tensor::zeros(dtype, std::move(shape));
   check_internal(values.size() == size_t(t.size()) || values.size() == 1,

@@ -173,6 +173,8 @@ std::string_view canonical_domain(std::string_view domain);
 
 // Small helpers shared by the converter families.
 int64_t normalize_axis(int64_t axis, size_t rank, std::string_view what);
+// normalize_axis for an axis that indexes one of `shape`'s dims (a scalar has none).
+int64_t normalize_dim_axis(int64_t axis, const Shape& shape, std::string_view what);
 Tensor make_tensor(DataType dtype, Shape shape, std::span<const double> values);
 Tensor make_int64_tensor(Shape shape, std::span<const int64_t> values);
 IntList iota(int64_t begin, int64_t end);

@@ -28,14 +28,14 @@ OperandId positive_indices(ConvertContext& c, size_t i, int64_t dim) {
 
 void gather(ConvertContext& c) {
   const Shape s = c.shape(0);
-  const int64_t axis = normalize_axis(c.attr_int("axis", 0), s.size(), "axis");
+  const int64_t axis = normalize_dim_axis(c.attr_int("axis", 0), s, "axis");
   OperandId idx = positive_indices(c, 1, s[size_t(axis)]);
   c.set(0, c.op(K::kGather, {c.in(0), idx}, {{"axis", axis}}, c.out_name(0)));
 }
 
 void gather_elements(ConvertContext& c) {
   const Shape s = c.shape(0);
-  const int64_t axis = normalize_axis(c.attr_int("axis", 0), s.size(), "axis");
+  const int64_t axis = normalize_dim_axis(c.attr_int("axis", 0), s, "axis");
   OperandId idx = positive_indices(c, 1, s[size_t(axis)]);
   c.set(0, c.op(K::kGatherElements, {c.in(0), idx}, {{"axis", axis}}, c.out_name(0)));
 }
@@ -73,7 +73,7 @@ void gather_nd(ConvertContext& c) {
 void scatter_elements(ConvertContext& c) {
   const std::string red = c.attr_string("reduction", "none");
   const Shape s = c.shape(0);
-  const int64_t axis = normalize_axis(c.attr_int("axis", 0), s.size(), "axis");
+  const int64_t axis = normalize_dim_axis(c.attr_int("axis", 0), s, "axis");
   OperandId idx = positive_indices(c, 1, s[size_t(axis)]);
   if (red != "none") return scatter_elements_reduced(c, idx, axis, red);
   c.set(0, c.op(K::kScatterElements, {c.in(0), idx, c.in(2)}, {{"axis", axis}}, c.out_name(0)));

@@ -58,7 +58,7 @@ void concat(ConvertContext& c) {
 
 void split(ConvertContext& c) {
   const Shape in = c.shape(0);
-  const int64_t axis = normalize_axis(c.attr_int("axis", 0), in.size(), "Split axis");
+  const int64_t axis = normalize_dim_axis(c.attr_int("axis", 0), in, "Split axis");
   const int64_t dim = in[size_t(axis)];
   IntList sizes;
   if (c.opset() >= 13 && c.has_input(1)) {
