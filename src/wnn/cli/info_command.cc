@@ -102,8 +102,7 @@ int run_info(Args& args) {
     const OperandDesc& d = g.desc(c.id);
     parameters += element_count(d.shape);
     weights_consts += c.init == ConstantInitKind::kWeights;
-    declared_bytes[std::string(dtype_name(d.dtype))] +=
-        uint64_t(element_count(d.shape)) * dtype_size(d.dtype);
+    declared_bytes[std::string(dtype_name(d.dtype))] += d.byte_size();
   }
   report["constants"] = g.constants().size();
   report["parameters"] = parameters;

@@ -127,7 +127,7 @@ OperandId GraphBuilder::constant(std::string name, OperandDesc desc, ConstantIni
     // text may declare f32[2^47], and parsing, printing or inspecting a graph must not
     // allocate what only running it needs.
     if (!data.empty() || element_count(desc.shape) == 0) {
-      const size_t expected = size_t(element_count(desc.shape)) * dtype_size(desc.dtype);
+      const size_t expected = desc.byte_size();
       check(data.size() == expected, "data has {} bytes, {} needs {}", data.size(),
             desc.to_string(), expected);
     }

@@ -42,7 +42,7 @@ bool Graph::has_dynamic_inputs() const {
 void Graph::bind_constant(size_t constant_index, Buffer data) {
   ConstantInfo& c = constants_.at(constant_index);
   const OperandDesc& d = desc(c.id);
-  const size_t expected = size_t(element_count(d.shape)) * dtype_size(d.dtype);
+  const size_t expected = d.byte_size();
   check(data.size() == expected, "constant '{}' ({}) needs {} bytes, got {}", name_of(c.id),
         d.to_string(), expected, data.size());
   c.data = std::move(data);

@@ -53,8 +53,7 @@ Model load_model(const std::string& path, const LoadOptions& options) {
     const OperandDesc& desc = g.desc(c.id);
     if (source == nullptr || (options.skeleton && source->find(c.key) == nullptr)) {
       // Skeleton mode only: zeros stand in for the missing tensor.
-      g.bind_constant(i,
-                      Buffer::allocate(size_t(element_count(desc.shape)) * dtype_size(desc.dtype)));
+      g.bind_constant(i, Buffer::allocate(desc.byte_size()));
       continue;
     }
     // The weights source names its own file in its messages; the context names the graph's.

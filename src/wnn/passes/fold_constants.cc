@@ -15,10 +15,6 @@ bool never_folded(OpKind op) {
   return op == OpKind::kQuantizeLinear || op == OpKind::kDequantizeLinear;
 }
 
-size_t bytes_of(const OperandDesc& d) {
-  return size_t(element_count(d.shape)) * dtype_size(d.dtype);
-}
-
 }  // namespace
 
 FoldResult fold_constants(const Graph& graph, const FoldOptions& options) {
@@ -38,10 +34,10 @@ FoldResult fold_constants(const Graph& graph, const FoldOptions& options) {
     size_t in_bytes = 0, out_bytes = 0;
     for (OperandId in : node.inputs) {
       all_const = all_const && value[in.index].has_value();
-      in_bytes += bytes_of(graph.desc(in));
+      in_bytes += graph.desc(in).byte_size();
     }
     if (!all_const) continue;
-    for (OperandId out : node.outputs) out_bytes += bytes_of(graph.desc(out));
+    for (OperandId out : node.outputs) out_bytes += graph.desc(out).byte_size();
     const std::string what =
         fmt::format("{} '{}'", op_name(node.op()), graph.name_of(node.outputs.front()));
     if (out_bytes > options.max_grown_bytes &&

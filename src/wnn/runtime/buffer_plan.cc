@@ -87,10 +87,7 @@ BufferPlan plan_buffers(const Graph& graph, std::span<const StepIO> nodes) {
     const Operand& op = operands[id.index];
     return op.kind == OperandKind::kNodeOutput && !graph.is_output(id);
   };
-  auto bytes_of = [&](OperandId id) {
-    const auto& d = operands[id.index].desc;
-    return size_t(element_count(d.shape)) * dtype_size(d.dtype);
-  };
+  auto bytes_of = [&](OperandId id) { return operands[id.index].desc.byte_size(); };
   OffsetAllocator alloc;
   for (size_t n = 0; n < nodes.size(); ++n) {
     // Outputs are allocated before this node's inputs are released: kernels never run in place.

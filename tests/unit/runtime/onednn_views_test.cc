@@ -248,9 +248,10 @@ TEST(OnednnViews, EpilogueRunsThroughSameOrderReshapes) {
   EXPECT_FALSE(testing::has_label(labels, "matmul+reshape")) << ::testing::PrintToString(labels);
 }
 
-// Windows that start inside their buffer, read by matmul as either operand: a region input
-// sliced on the middle axis (brg kernel) and on the last axis (a strided [6, 1] column, the
-// real and imaginary halves of a DFT), also behind a relu so the buffer is the region's own.
+// Windows that start inside their buffer, read by matmul as either operand and by a reduction
+// that runs as a matmul: a region input sliced on the middle axis (brg kernel) and on the last
+// axis (a strided [6, 1] column, the real and imaginary halves of a DFT), also behind a relu so
+// the buffer is the region's own.
 TEST(OnednnViews, OffsetWindowsIntoMatmulMatchReference) {
   for (bool through_relu : {false, true}) {
     SCOPED_TRACE(through_relu ? "internal buffer" : "region input");
@@ -264,6 +265,12 @@ TEST(OnednnViews, OffsetWindowsIntoMatmulMatchReference) {
         b.add1(OpKind::kSlice, {b.add1(OpKind::kTranspose, {src}, {{"permutation", Ints{0, 2, 1}}}),
                                 Ints{0, 0, 1}, Ints{1, 6, 1}});
     b.output(b.add1(OpKind::kMatmul, {b.constant("m", seeded({4, 6}, 42)), col}, {}, "y_col"));
+    // The reduction over a middle axis also runs as a matmul on the view (reduce_matmul.cc); a
+    // slice of its own, which no earlier reader has copied.
+    const auto row3 =
+        b.add1(OpKind::kReshape,
+               {b.add1(OpKind::kSlice, {src, Ints{0, 1, 0}, Ints{1, 1, 6}}), Ints{1, 2, 3}});
+    b.output(b.add1(OpKind::kReduceSum, {row3}, {{"axes", Ints{1}}}, "y_sum"));
     const Tensor xv = seeded({1, 2, 6}, 43);
     expect_same_as_reference(g, {{"x", xv.view()}});
   }

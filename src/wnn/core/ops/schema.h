@@ -23,6 +23,8 @@ struct OperandDesc {
   Shape shape;
   bool operator==(const OperandDesc&) const = default;
   std::string to_string() const;  // "float32[1, 3]"
+  // Bytes of a tensor of this desc in memory (int4/uint4 unpacked, as dtype_size says).
+  size_t byte_size() const { return size_t(element_count(shape)) * dtype_size(dtype); }
 };
 
 enum class ParamKind : uint8_t {

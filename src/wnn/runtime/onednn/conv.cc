@@ -48,11 +48,6 @@ FilterStrides filter_strides(std::span<const int64_t> shape, std::string_view la
 // Inputs narrower than this are not read blocked (see define_conv).
 constexpr int64_t kMinBlockedChannels = 8;
 
-template <typename Pd>
-bool is_reference(const Pd& pd) {
-  return std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0;
-}
-
 Support conv_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   const OperandId filter = *n.attrs.get_operand("filter");
@@ -167,7 +162,7 @@ void define_conv(RegionBuilder& b, const Node& n) {
                        : make(src_any, dst_any);
     // A shape the blocked kernels do not cover (a grouped conv whose groups are not whole
     // blocks) would run on the reference kernel: such a conv keeps the primitive's own choice.
-    if (b.conv_layout() == ConvLayout::kBlocked && is_reference(pd)) {
+    if (b.conv_layout() == ConvLayout::kBlocked && reference_kernel(pd)) {
       for (uint32_t f : b.epilogue_candidates(n)) b.unmark_fused(f);  // re-planned below
       std::tie(pd, e) = make(src_any, dst_any);
     }

@@ -40,12 +40,9 @@ double estimated_us(double flops, double bytes) {
 
 double node_bytes(const Graph& graph, const Node& node) {
   double bytes = 0;
-  const auto add = [&](OperandId id) {
-    const auto& d = graph.desc(id);
-    bytes += double(element_count(d.shape)) * double(dtype_size(d.dtype));
-  };
-  for (OperandId id : node.inputs) add(id);
-  for (OperandId id : node.outputs) add(id);
+  for (const auto& ids : {node.inputs, node.outputs}) {
+    for (OperandId id : ids) bytes += double(graph.desc(id).byte_size());
+  }
   return bytes;
 }
 

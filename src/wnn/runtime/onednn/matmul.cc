@@ -100,10 +100,6 @@ memory::desc collapse_rows(const memory::desc& d) {
   return d.reshape({rows, dims.back()});
 }
 
-bool reference_kernel(const dnnl::primitive_desc_base& pd) {
-  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
-}
-
 // Whether oneDNN runs a matmul over these (strided) descs on an optimized kernel: its reference
 // kernel is many times slower than copying the operands to row-major first.
 bool fast_matmul(const dnnl::engine& e, const memory::desc& a, const memory::desc& w,
@@ -161,20 +157,10 @@ void define_matmul(RegionBuilder& b, const Node& n) {
     to_logical = collapse_rows;
   }
   const bool b_const = b.is_constant(B);
-  // Non-constant operands are read through their strided views (a transposed, sliced or
-  // scaled head split costs no copy) when oneDNN has a fast kernel for those strides.
-  // A window that does not start at its buffer's first element (offset0, a slice) is copied
-  // first: oneDNN 2.6's matmul kernels do not all honour offset0 (measured: brg:avx512_core and
-  // gemm:jit read a [1, 1, 6] slice of a [1, 2, 6] input from its start; a DFT's imaginary half
-  // read the real one), while the reorder that copies it does.
-  auto strided_operand = [&](OperandId id) {
-    StridedView v = b.strided(id);
-    if (v.offset == 0) return v;
-    b.get(id, b.plain_desc(id));
-    return b.strided(id);
-  };
-  StridedView va = strided_operand(A), vb;
-  if (!b_const) vb = strided_operand(B);
+  // Non-constant operands are read through their strided views (a transposed or scaled head
+  // split costs no copy) when oneDNN has a fast kernel for those strides.
+  StridedView va = b.strided_from_start(A), vb;
+  if (!b_const) vb = b.strided_from_start(B);
   auto operand_desc = [&](const StridedView& v, const memory::dims& dims) {
     if (dims.size() >= v.dims.size()) return padded_desc(v, dims.size());
     const auto strides = reshape_strides(v.dims, v.strides, dims);

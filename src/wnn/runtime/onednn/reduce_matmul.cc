@@ -42,12 +42,11 @@ void define_reduce_by_matmul(RegionBuilder& b, const Node& n) {
   wdims.insert(wdims.end(), {reduced, inner});
   odims.insert(odims.end(), {1, inner});
   ones_dims.insert(ones_dims.end(), {1, reduced});
-  StridedView x = b.strided(n.inputs[0]);
+  StridedView x = b.strided_from_start(n.inputs[0]);
   const auto strides = reshape_strides(x.dims, x.strides, wdims);
   if (!strides) return fallback(b, n);
   const auto f32 = memory::data_type::f32;
-  memory::desc weights(wdims, f32, *strides);
-  weights.data.offset0 = x.offset;
+  const memory::desc weights(wdims, f32, *strides);
   const memory::desc ones_desc(ones_dims, f32, memory::dims(contiguous_strides(ones_dims)));
   const memory::desc dst_desc(odims, f32, memory::dims(contiguous_strides(odims)));
   dnnl::primitive_attr attr;
@@ -59,7 +58,7 @@ void define_reduce_by_matmul(RegionBuilder& b, const Node& n) {
   } catch (const dnnl::error&) {
     return fallback(b, n);
   }
-  if (std::string(pd->impl_info_str()).rfind("ref", 0) == 0) return fallback(b, n);
+  if (reference_kernel(*pd)) return fallback(b, n);
   memory ones = b.allocate(ones_desc);
   std::fill_n(static_cast<float*>(ones.get_data_handle()), reduced, 1.0f);
   memory out = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));

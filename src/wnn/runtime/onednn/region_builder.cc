@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <mutex>
+#include <string_view>
 
 #include "wnn/core/error.h"
 #include "wnn/runtime/onednn/epilogue.h"
@@ -261,6 +262,10 @@ std::unique_ptr<CompiledRegion> RegionBuilder::finish() {
   }
   return std::make_unique<OnednnRegion>(engine_, std::move(externals_), std::move(steps_),
                                         std::move(owned_));
+}
+
+bool reference_kernel(const dnnl::primitive_desc_base& pd) {
+  return std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
 Support require_f32(const Graph& g, const Node& n) {

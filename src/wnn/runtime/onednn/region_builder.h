@@ -78,6 +78,10 @@ class RegionBuilder {
   // `id` as a strided view: its recorded one, else (with `held_strides`) the memory it is held
   // in when that is strided and unblocked (NHWC), else its row-major memory.
   StridedView strided(OperandId id, bool held_strides = false);
+  // strided(id) for a primitive that reads the view's memory directly (matmul): a window that
+  // starts inside its buffer is materialised first, since oneDNN 2.6's matmul kernels ignore a
+  // desc's offset0 (reorders honour it).
+  StridedView strided_from_start(OperandId id);
   // `id`'s row-major memory as a view (a pending view is materialised first).
   StridedView row_major(OperandId id);
   // The view's memory: its base's bytes read through its desc (the scale is the reader's).
@@ -143,5 +147,8 @@ void register_views(Table& t);          // after movement and elementwise: it wr
 
 // Shared support checks.
 Support require_f32(const Graph& g, const Node& n);
+// Whether oneDNN picked its reference (unoptimized) implementation for `pd`: many times slower
+// than its jit kernels, so callers fall back to another layout or lowering.
+bool reference_kernel(const dnnl::primitive_desc_base& pd);
 
 }  // namespace wnn::runtime::onednn

@@ -127,6 +127,13 @@ StridedView RegionBuilder::strided(OperandId id, bool held_strides) {
   return row_major(id);
 }
 
+StridedView RegionBuilder::strided_from_start(OperandId id) {
+  // Measured: brg:avx512_core and gemm:jit read a [1, 1, 6] slice of a [1, 2, 6] input from the
+  // buffer's start, so a DFT's imaginary half read the real one.
+  StridedView v = strided(id);
+  return v.offset == 0 ? v : row_major(id);
+}
+
 StridedView RegionBuilder::row_major(OperandId id) {
   const memory::desc plain = plain_desc(id);
   StridedView v;
