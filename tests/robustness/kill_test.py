@@ -141,6 +141,18 @@ def kill_after(argv, env, delay):
     if killed:
         os.killpg(p.pid, signal.SIGKILL)
     p.wait()
+    # The whole group must be gone before the rerun: a child the sweep was spawning still holds a
+    # copy of its scratch lock until the kernel finishes tearing it down, and a rerun that starts
+    # earlier rightly treats that scratch directory as a live run's.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.005)
+    else:
+        raise AssertionError("processes of group %d outlived SIGKILL by 30 s" % p.pid)
     return killed
 
 
