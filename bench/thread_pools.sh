@@ -16,7 +16,7 @@ printf '%-34s %10s\n' configuration "median ms"
 printf '%-34s %10s\n' "onednn + reference floor" "$(run --backend onednn)"
 for policy in unset ACTIVE PASSIVE; do
   if [ $policy = unset ]; then
-    printf '%-34s %10s\n' "auto, unset (wnn sets PASSIVE)" "$(env -u OMP_WAIT_POLICY "$wnn" bench "$out/alternating.webnn" --threads "$threads" --runs 30 --warmup 5 --json --backend auto | median)"
+    printf '%-34s %10s\n' "auto, unset (wnn chooses)" "$(env -u OMP_WAIT_POLICY "$wnn" bench "$out/alternating.webnn" --threads "$threads" --runs 30 --warmup 5 --json --backend auto | median)"
   else
     printf '%-34s %10s\n' "auto, OMP_WAIT_POLICY=$policy" "$(OMP_WAIT_POLICY=$policy run --backend auto)"
   fi

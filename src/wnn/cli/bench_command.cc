@@ -16,6 +16,7 @@
 #include "wnn/format/model.h"
 #include "wnn/runtime/inputs.h"
 #include "wnn/runtime/session.h"
+#include "wnn/runtime/thread_waiting.h"
 
 namespace wnn::cli {
 namespace {
@@ -142,7 +143,8 @@ int run_bench(Args& args) {
                             {"min_ms", ms.front()},
                             {"median_ms", pct(0.5)},
                             {"p90_ms", pct(0.9)},
-                            {"peak_rss_mb", peak_rss_mb()}};
+                            {"peak_rss_mb", peak_rss_mb()},
+                            {"openmp_waiting", runtime::describe_openmp_waiting()}};
   std::vector<runtime::ProfileRow> rows;
   if (profile) {
     // Separate runs: the per-step clock reads and stream waits must not touch the latency.
@@ -164,6 +166,8 @@ int run_bench(Args& args) {
         "run over %lld: min %.3f ms, median %.3f ms, p90 %.3f ms; peak RSS %.1f MB\n",
         load_ms, compile_ms, first_run_ms, load_ms + compile_ms + first_run_ms, (long long)runs,
         ms.front(), pct(0.5), pct(0.9), peak_rss_mb());
+    if (options.threads > 1)
+      std::printf("threads: %s\n", runtime::describe_openmp_waiting().c_str());
     if (profile) print_profile(rows);
   }
   return kExitOk;
@@ -178,6 +182,8 @@ const CommandRegistration registration{{
     "Loads GRAPH and its weights and compiles it once (both timed), runs it once (timed: the\n"
     "cold first run), --warmup - 1 more times untimed, then --runs times timed, and prints\n"
     "load-to-first-inference time, min, median and p90 latency and the process's peak RSS.\n"
+    "With more than one thread it also says how the OpenMP workers wait between kernels\n"
+    "(chosen per machine unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set: docs/delegates.md).\n"
     "Inputs not given are the deterministic values of wnn run --random-inputs (seed 0).\n\n"
     "options:\n" WNN_SESSION_OPTIONS_HELP
     "  --runs N               timed runs (default 20)\n"
@@ -188,7 +194,8 @@ const CommandRegistration registration{{
     "  --profile              then --runs more runs timing every step: time per op, per\n"
     "                         delegate region and per kernel, GFLOP/s of conv and matmul\n"
     "  --json                 an object with load_ms, compile_ms, first_run_ms,\n"
-    "                         load_to_first_inference_ms, min_ms, median_ms, p90_ms, peak_rss_mb\n"
+    "                         load_to_first_inference_ms, min_ms, median_ms, p90_ms, peak_rss_mb,\n"
+    "                         openmp_waiting\n"
     "                         (and \"profile\": rows of label, where, op, flops, ms per run)",
     run_bench,
 }};

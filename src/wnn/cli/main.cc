@@ -10,6 +10,7 @@
 
 #include "wnn/cli/command.h"
 #include "wnn/core/error.h"
+#include "wnn/runtime/thread_waiting.h"
 
 namespace wnn::cli {
 
@@ -97,21 +98,17 @@ int run_main(int argc, char** argv) {
 
 namespace {
 
-// oneDNN's OpenMP threads spin after each region by default; on 2 cores they starve the
-// reference kernels and XNNPACK's pool running in between (measured 20x slower, see
-// docs/delegates.md). libgomp reads OMP_WAIT_POLICY once, when it loads, before main: so when
-// the user has not chosen a policy, set PASSIVE and re-execute once. A bounded spin
-// (GOMP_SPINCOUNT, honoured alongside PASSIVE) wins on an idle machine but loses 1.5-20x on a
-// shared one, so it stays opt-in: docs/benchmarks.md, "Thread waiting".
-void prefer_passive_openmp_waiting(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-  setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-  execv("/proc/self/exe", argv);  // returns only on failure: run on with the default policy
+// libgomp reads how its workers wait (thread_waiting.h) once, when it loads, before main: so
+// when the user has not chosen, choose for this machine and re-execute once with the choice in
+// the environment.
+void choose_openmp_waiting(char** argv) {
+  if (!wnn::runtime::set_openmp_waiting_environment()) return;
+  execv("/proc/self/exe", argv);  // returns only on failure: run on with libgomp's defaults
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  prefer_passive_openmp_waiting(argv);
+  choose_openmp_waiting(argv);
   return wnn::cli::run_main(argc, argv);
 }

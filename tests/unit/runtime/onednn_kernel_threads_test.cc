@@ -1,4 +1,4 @@
-// Small oneDNN kernels run on the calling thread alone (waking the sleeping OpenMP workers costs
+// Small oneDNN kernels run on the calling thread alone (handing them to the OpenMP workers costs
 // more than they take); large ones on every thread. Both kinds in one region must agree with
 // the reference kernels.
 #include "wnn/runtime/onednn/kernel_threads.h"
@@ -9,6 +9,7 @@
 #include "seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/runtime/profile.h"
+#include "wnn/runtime/thread_waiting.h"
 
 namespace wnn::runtime {
 namespace {
@@ -28,11 +29,19 @@ TEST(OnednnKernelThreads, EstimateAddsArithmeticAndMemoryTime) {
   EXPECT_DOUBLE_EQ(estimated_us(0, 0), 0.0);
 }
 
-TEST(OnednnKernelThreads, OnlyKernelsAboveTheThresholdUseEveryThread) {
+TEST(OnednnKernelThreads, ThresholdFollowsHowTheWorkersWait) {
   if (std::getenv("WNN_ONEDNN_PARALLEL_MIN_US") != nullptr) GTEST_SKIP() << "threshold overridden";
-  EXPECT_EQ(kernel_threads(0, 2), 1);
-  EXPECT_EQ(kernel_threads(kMinParallelUs - 1, 4), 1);
-  EXPECT_EQ(kernel_threads(kMinParallelUs, 4), 4);
+  const bool spin =
+      openmp_workers_spin(std::getenv("OMP_WAIT_POLICY"), std::getenv("GOMP_SPINCOUNT"));
+  EXPECT_EQ(onednn::min_parallel_us(), spin ? onednn::kMinParallelUsSpinning : kMinParallelUs);
+  EXPECT_LT(onednn::kMinParallelUsSpinning, kMinParallelUs);
+}
+
+TEST(OnednnKernelThreads, OnlyKernelsAboveTheThresholdUseEveryThread) {
+  const double threshold = onednn::min_parallel_us();
+  EXPECT_EQ(kernel_threads(0, 2), threshold > 0 ? 1 : 2);
+  EXPECT_EQ(kernel_threads(threshold - 1, 4), threshold > 0 ? 1 : 4);
+  EXPECT_EQ(kernel_threads(threshold, 4), 4);
   EXPECT_EQ(kernel_threads(1e6, 2), 2);
   EXPECT_EQ(kernel_threads(1e6, 1), 1);
   EXPECT_EQ(kernel_threads(0, 1), 1);

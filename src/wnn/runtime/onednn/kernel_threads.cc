@@ -4,6 +4,7 @@
 #include <string>
 
 #include "wnn/core/error.h"
+#include "wnn/runtime/thread_waiting.h"
 
 namespace wnn::runtime::onednn {
 
@@ -15,10 +16,16 @@ namespace {
 constexpr double kFlopsPerUs = 60e3;
 constexpr double kBytesPerUs = 10e3;
 
+}  // namespace
+
 double min_parallel_us() {
   static const double value = [] {
     const char* env = std::getenv("WNN_ONEDNN_PARALLEL_MIN_US");
-    if (env == nullptr || *env == '\0') return kMinParallelUs;
+    if (env == nullptr || *env == '\0') {
+      return openmp_workers_spin(std::getenv("OMP_WAIT_POLICY"), std::getenv("GOMP_SPINCOUNT"))
+                 ? kMinParallelUsSpinning
+                 : kMinParallelUs;
+    }
     size_t used = 0;
     double v = -1;
     try {
@@ -31,8 +38,6 @@ double min_parallel_us() {
   }();
   return value;
 }
-
-}  // namespace
 
 double estimated_us(double flops, double bytes) {
   return flops / kFlopsPerUs + bytes / kBytesPerUs;
