@@ -270,7 +270,9 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
     }
     if (moving_transpose(g, c)) {
       // Output axis k is input axis perm[k]: permute_axes(perm) maps the output's dims back,
-      // its inverse maps the producer's row-major dst forward.
+      // its inverse maps the producer's row-major dst forward. Fused with nothing after it, it
+      // would only leave a strided result for its readers to copy.
+      if (i + 1 == count) throw dnnl::error(dnnl_unimplemented, "a transpose ending the prefix");
       const auto perm = c.attrs.get_ints("permutation");
       to_producer.assign(perm.begin(), perm.end());
       std::vector<int> forward(perm.size());

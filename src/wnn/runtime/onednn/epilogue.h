@@ -28,9 +28,10 @@ bool commutative(OpKind op);
 // is not a region output, and a binary link's other operand is available before the producer
 // runs (a constant, a region input, or computed by an earlier node of the region).
 // A SiLU, mul(x, sigmoid(x)) after the producer, is a link of two nodes (sigmoid, mul).
-// A matmul's chain may start with one transpose that is followed by fused binary or eltwise
-// links (convnext: matmul, transpose to NCHW, layer-scale mul, residual add): the matmul writes
-// its row-major bytes and the later links read their operands through the inverse permutation.
+// A matmul's chain may pass one transpose (before any reshape, and only with fused binary or
+// eltwise links after it: convnext's matmul, bias, permute to NCHW, layer-scale mul, residual
+// add): the matmul writes its row-major bytes, which hold the transposed value as strides, and
+// the links after it read their operands through the inverse permutation.
 EpilogueCandidates plan_epilogues(const Graph& graph, const Region& region);
 // The mul node when links i and i+1 of `producer`'s chain are a SiLU pair.
 std::optional<uint32_t> silu_mul(const Graph& graph, const EpilogueCandidates& plan,
