@@ -102,6 +102,14 @@ bool same_order(const Graph& g, const Node& n) {
   return true;
 }
 
+// A transpose that really moves data (not same_order): a matmul may still write through it,
+// its dst then holds the transposed value in the matmul's row-major bytes (convnext's permute
+// back to NCHW before the layer scale and residual add).
+bool moving_transpose(const Graph& g, const Node& n) {
+  return n.op() == OpKind::kTranspose && !same_order(g, n) &&
+         n.attrs.get_ints("permutation").size() == g.desc(n.inputs[0]).shape.size();
+}
+
 // `shape` with leading 1s up to `rank`.
 memory::dims padded_dims(std::span<const int64_t> shape, size_t rank) {
   memory::dims d(rank - std::min(rank, shape.size()), 1);
@@ -161,7 +169,7 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
     const bool matmul_like = p.op() == OpKind::kMatmul || p.op() == OpKind::kGemm;
     std::vector<uint32_t> chain;
     OperandId value = p.outputs[0];
-    bool reshaped = false;
+    bool reshaped = false, transposed = false;
     while (!region_output(value)) {
       const auto& out_shape = g.desc(value).shape;
       // SiLU, x * sigmoid(x): x has two readers, and both nodes run as one swish post-op
@@ -182,12 +190,21 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
       const uint32_t next = reader[value.index];
       const Node& c = g.nodes()[next];
       if (c.outputs.size() != 1) break;
-      if (matmul_like && same_order(g, c) && c.inputs[0] == value) {
+      if (matmul_like && !transposed && same_order(g, c) && c.inputs[0] == value) {
         chain.push_back(next);
         value = c.outputs[0];
         reshaped = true;
         continue;
       }
+      // One transpose, before any reshape: later links read their operands through its
+      // inverse permutation (make_epilogue).
+      if (p.op() == OpKind::kMatmul && !transposed && !reshaped && moving_transpose(g, c)) {
+        chain.push_back(next);
+        value = c.outputs[0];
+        transposed = true;
+        continue;
+      }
+      if (transposed && (c.op() == OpKind::kTranspose || same_order(g, c))) break;
       if (g.desc(c.outputs[0]).shape != out_shape) break;
       if (is_binary(c.op())) {
         const OperandId other = other_operand(c, value);
@@ -213,6 +230,9 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
     if (!region_output(value)) {
       while (!chain.empty() && same_order(g, g.nodes()[chain.back()])) chain.pop_back();
     }
+    // A trailing transpose fuses nothing either, and its strided result would only cost its
+    // readers a copy (attention's heads merge lands transposed through transposed_dst instead).
+    if (!chain.empty() && moving_transpose(g, g.nodes()[chain.back()])) chain.pop_back();
     if (!chain.empty()) plan[r.nodes[k]] = std::move(chain);
   }
   return plan;
@@ -236,11 +256,28 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
   const size_t rank = producer_shape.size();
   bool has_sum = false;   // oneDNN takes one sum post-op
   bool reshaped = false;  // past a same-order reshape: operands are full-size, read row-major
+  // Past a moving transpose: permute_axes() argument from the current value's dims back to the
+  // producer's, and the producer's row-major dst seen in the current value's dims.
+  std::vector<int> to_producer;
+  memory::desc transposed_dst;
   const uint32_t producer_index = uint32_t(&producer - g.nodes().data());
   for (size_t i = 0; i < count; ++i) {
     const Node& c = g.nodes()[chain[i]];
     if (same_order(g, c)) {
       reshaped = true;
+      value = c.outputs[0];
+      continue;
+    }
+    if (moving_transpose(g, c)) {
+      // Output axis k is input axis perm[k]: permute_axes(perm) maps the output's dims back,
+      // its inverse maps the producer's row-major dst forward. Fused with nothing after it, it
+      // would only leave a strided result for its readers to copy.
+      if (i + 1 == count) throw dnnl::error(dnnl_unimplemented, "a transpose ending the prefix");
+      const auto perm = c.attrs.get_ints("permutation");
+      to_producer.assign(perm.begin(), perm.end());
+      std::vector<int> forward(perm.size());
+      for (size_t k = 0; k < perm.size(); ++k) forward[size_t(perm[k])] = int(k);
+      transposed_dst = b.plain_desc(producer.outputs[0]).permute_axes(forward);
       value = c.outputs[0];
       continue;
     }
@@ -286,6 +323,25 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
         continue;
       }
       in.arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len()) | DNNL_ARG_SRC_1;
+      if (!to_producer.empty()) {
+        // Through the transpose: a full-size operand is read in the dst's own (transposed)
+        // layout, so a residual held that way (the previous block's fused output) needs no
+        // copy; a broadcast one row-major. Either is then permuted into the producer's dims
+        // (a per-channel scale becomes a [1, N] row of the GEMM).
+        in.as_held = os == g.desc(value).shape && !b.is_constant(other);
+        if (in.as_held) {
+          in.stored = transposed_dst;
+        } else {
+          const memory::dims pd = padded_dims(os, rank);
+          in.stored = memory::desc(pd, memory::data_type::f32, contiguous_strides(pd));
+        }
+        in.logical = in.stored.permute_axes(to_producer);
+        if (to_logical) in.logical = to_logical(in.logical);
+        po.append_binary(binary_of(c.op()), in.logical);
+        e.binary_inputs.push_back(in);
+        value = c.outputs[0];
+        continue;
+      }
       // A full-size operand is read in whatever layout it is held in; a broadcast one
       // row-major.
       in.as_held = !reshaped && os == g.desc(value).shape && !b.is_constant(other);
@@ -306,6 +362,7 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
   }
   e.attr.set_post_ops(po);
   e.output = value;
+  e.output_desc = transposed_dst;
   return e;
 }
 

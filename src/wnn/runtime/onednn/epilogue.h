@@ -28,6 +28,10 @@ bool commutative(OpKind op);
 // is not a region output, and a binary link's other operand is available before the producer
 // runs (a constant, a region input, or computed by an earlier node of the region).
 // A SiLU, mul(x, sigmoid(x)) after the producer, is a link of two nodes (sigmoid, mul).
+// A matmul's chain may pass one transpose (before any reshape, and only with fused binary or
+// eltwise links after it: convnext's matmul, bias, permute to NCHW, layer-scale mul, residual
+// add): the matmul writes its row-major bytes, which hold the transposed value as strides, and
+// the links after it read their operands through the inverse permutation.
 EpilogueCandidates plan_epilogues(const Graph& graph, const Region& region);
 // The mul node when links i and i+1 of `producer`'s chain are a SiLU pair.
 std::optional<uint32_t> silu_mul(const Graph& graph, const EpilogueCandidates& plan,
@@ -51,6 +55,9 @@ struct BinaryInput {
 struct Epilogue {
   dnnl::primitive_attr attr;
   OperandId output;  // the value the fused primitive writes
+  // Its layout in its own dims when the chain passes a transpose (the producer's row-major
+  // bytes, read transposed); empty when it is row-major.
+  dnnl::memory::desc output_desc;
   std::vector<BinaryInput> binary_inputs;
 };
 // `base` carries the producer's own post-ops (gemm's c) and scales; the chain's follow them.

@@ -212,7 +212,9 @@ void define_matmul(RegionBuilder& b, const Node& n) {
     b.add_step(dnnl::matmul(pd), std::move(args));
     return;
   }
-  const memory dst = b.define_output(epilogue.output, b.plain_desc(epilogue.output));
+  // Row-major, or (through a fused transpose) the same bytes seen in the transposed dims.
+  const memory dst = b.define_output(
+      epilogue.output, epilogue.output_desc ? epilogue.output_desc : b.plain_desc(epilogue.output));
   args[DNNL_ARG_DST] = b.alias(dst, dst_desc);  // collapsed rows, or an epilogue's reshape
   bind_epilogue(b, epilogue, dst, args);
   b.add_step(dnnl::matmul(pd), std::move(args));
