@@ -2,10 +2,12 @@
 // lanes per step, AVX-512/AVX2/baseline picked at load time). For kernels that apply an
 // activation to whole gate blocks (recurrent_float32.cc) instead of calling std::exp per element.
 //
-// Accuracy, against the correctly rounded result (vector_math_test.cc sweeps it): exp within
-// 2 ulp, sigmoid within 4 ulp, tanh within 2 ulp (tanh relative to its value also near 0), over
-// all finite inputs, subnormal results included (counted in units of 2^-149). NaN stays NaN; exp(-inf)
-// = 0, exp(inf) = inf, sigmoid(-inf) = 0, sigmoid(inf) = 1, tanh(+-inf) = +-1, tanh(-0) = -0.
+// Accuracy, against the correctly rounded result: exp within 2 ulp, sigmoid within 4 ulp, tanh
+// within 2 ulp (relative to its value also near 0), subnormal results included (counted in units
+// of 2^-149); vector_math_test.cc checks it on 13 million inputs across every exponent, on the
+// clone the machine picks (AVX-512 here; the AVX2 and baseline clones have no FMA). NaN stays NaN;
+// exp(-inf) = 0, exp(inf) = inf, sigmoid(-inf) = 0, sigmoid(inf) = 1, tanh(+-inf) = +-1,
+// tanh(-0) = -0.
 #pragma once
 
 #include <cstdint>
