@@ -6,9 +6,8 @@
 // within 2 ulp (relative to its value also near 0), subnormal results included (counted in units
 // of 2^-149); vector_math_test.cc checks it on 13 million inputs across every exponent (on the
 // AVX-512 clone here; the AVX2 and baseline code, without FMA, met the same bounds built alone).
-// NaN stays NaN;
-// exp(-inf) = 0, exp(inf) = inf, sigmoid(-inf) = 0, sigmoid(inf) = 1, tanh(+-inf) = +-1,
-// tanh(-0) = -0.
+// NaN stays NaN; exp(-inf) = 0, exp(inf) = inf, sigmoid(-inf) = 0, sigmoid(inf) = 1,
+// tanh(+-inf) = +-1, tanh(-0) = -0.
 #pragma once
 
 #include <cstdint>
