@@ -6,6 +6,7 @@
 #include <string>
 
 #include "wnn/core/error.h"
+#include "wnn/kernels/vector_math.h"
 
 namespace wnn::kernels {
 
@@ -29,6 +30,18 @@ T apply(RecurrentActivation act, T x) {
       return std::tanh(x);
   }
   return x;
+}
+
+// apply() over values[0, n) in place, vectorized (vector_math.h: a few ulp from std::exp/tanh).
+inline void apply_in_place(RecurrentActivation act, float* values, int64_t n) {
+  switch (act) {
+    case RecurrentActivation::kRelu:
+      return relu_float32(values, n);
+    case RecurrentActivation::kSigmoid:
+      return sigmoid_float32(values, n);
+    case RecurrentActivation::kTanh:
+      return tanh_float32(values, n);
+  }
 }
 
 }  // namespace wnn::kernels

@@ -139,82 +139,186 @@ TEST(Recurrent, LstmCellWithPeepholesAndNonDefaultActivations) {
   expect_near_all(result.values[1], ec, 1e-6, "cell");
 }
 
-// The float32 sequence path (recurrent_float32.cc: batched input projections, transposed
-// weights) against the cell kernels stepped by hand (the double-precision decomposition), with
-// the options the torch fixtures cannot produce: gru with resetAfter false, rzn and
-// [relu, sigmoid] over both directions; lstm with peepholes, iofg and [tanh, relu, sigmoid]
-// running backward. Steps and batch are odd so no loop runs a whole number of vectors.
+// The float32 sequence path (recurrent_float32.cc: batched input projections, products sixteen
+// weight rows at a time, vectorized activations) against the cell kernels stepped by hand (the
+// double-precision decomposition), with the options the torch fixtures cannot produce.
 std::vector<double> slice(const std::vector<double>& v, int64_t offset, int64_t n) {
   return {v.begin() + offset, v.begin() + offset + n};
 }
 
-TEST(Recurrent, Float32SequencesMatchSteppedCellsWithNonDefaultOptions) {
-  const int64_t T = 3, B = 3, I = 5, H = 4;
-  for (const bool lstm : {false, true}) {
-    SCOPED_TRACE(lstm ? "lstm" : "gru");
-    const int64_t G = lstm ? 4 : 3, nd = lstm ? 1 : 2;
-    const auto xv = pattern(T * B * I, 21), wv = pattern(nd * G * H * I, 22);
-    const auto rv = pattern(nd * G * H * H, 23), bv = pattern(nd * G * H, 24);
-    const auto rbv = pattern(nd * G * H, 25), hv = pattern(nd * B * H, 26);
-    const auto cv = pattern(nd * B * H, 27), pv = pattern(nd * 3 * H, 28);
-    const RawValue::List acts =
-        lstm ? RawValue::List{RawValue::Name{"tanh"}, RawValue::Name{"relu"},
-                              RawValue::Name{"sigmoid"}}
-             : RawValue::List{RawValue::Name{"relu"}, RawValue::Name{"sigmoid"}};
-    NodeRunner run;
-    std::vector<std::pair<std::string, RawValue>> named = {
-        {"bias", run.input("b", {nd, G * H}, bv)},
-        {"recurrentBias", run.input("rb", {nd, G * H}, rbv)},
-        {"initialHiddenState", run.input("h0", {nd, B, H}, hv)},
-        {"returnSequence", true},
-        {"direction", lstm ? "backward" : "both"},
-        {"layout", lstm ? "iofg" : "rzn"},
-        {"activations", acts}};
-    if (lstm) {
-      named.push_back({"initialCellState", run.input("c0", {nd, B, H}, cv)});
-      named.push_back({"peepholeWeight", run.input("p", {nd, 3 * H}, pv)});
-    } else {
-      named.push_back({"resetAfter", false});
+std::vector<double> scaled(std::vector<double> v, double factor) {
+  for (double& x : v) x *= factor;
+  return v;
+}
+
+struct SequenceCase {
+  const char* name;
+  bool lstm;
+  const char* direction;
+  const char* layout;
+  std::vector<const char*> activations;  // empty: the default
+  bool reset_after, with_bias, with_recurrent_bias, with_initial_state, with_peephole;
+  int64_t steps, batch, input_size, hidden;
+};
+
+void expect_sequence_matches_stepped_cells(const SequenceCase& k) {
+  SCOPED_TRACE(k.name);
+  const int64_t T = k.steps, B = k.batch, I = k.input_size, H = k.hidden;
+  const int64_t G = k.lstm ? 4 : 3, nd = std::string(k.direction) == "both" ? 2 : 1;
+  // Weights scaled so that pre-activations stay in the range where the gates are not saturated
+  // (pattern() is up to +-2, and the products sum over up to 37 terms).
+  const double w_scale = 0.6 / std::sqrt(double(std::max(I, H)));
+  const auto xv = pattern(T * B * I, 21), wv = scaled(pattern(nd * G * H * I, 22), w_scale);
+  const auto rv = scaled(pattern(nd * G * H * H, 23), w_scale);
+  const auto bv = scaled(pattern(nd * G * H, 24), 0.5), rbv = scaled(pattern(nd * G * H, 25), 0.5);
+  const auto hv = scaled(pattern(nd * B * H, 26), 0.5), cv = pattern(nd * B * H, 27);
+  const auto pv = scaled(pattern(nd * 3 * H, 28), 0.5);
+  RawValue::List acts;
+  for (const char* a : k.activations) acts.push_back(RawValue::Name{a});
+  NodeRunner run;
+  std::vector<std::pair<std::string, RawValue>> named = {
+      {"returnSequence", true}, {"direction", k.direction}, {"layout", k.layout}};
+  if (!acts.empty()) named.push_back({"activations", acts});
+  if (k.with_bias) named.push_back({"bias", run.input("b", {nd, G * H}, bv)});
+  if (k.with_recurrent_bias) named.push_back({"recurrentBias", run.input("rb", {nd, G * H}, rbv)});
+  if (k.with_initial_state) {
+    named.push_back({"initialHiddenState", run.input("h0", {nd, B, H}, hv)});
+    if (k.lstm) named.push_back({"initialCellState", run.input("c0", {nd, B, H}, cv)});
+  }
+  if (k.with_peephole) named.push_back({"peepholeWeight", run.input("p", {nd, 3 * H}, pv)});
+  if (!k.lstm) named.push_back({"resetAfter", k.reset_after});
+  const auto seq = run.run(recurrent, k.lstm ? OpKind::kLstm : OpKind::kGru,
+                           {run.input("x", {T, B, I}, xv), run.input("w", {nd, G * H, I}, wv),
+                            run.input("r", {nd, G * H, H}, rv), T, H},
+                           named);
+  ASSERT_EQ(seq.values.size(), k.lstm ? 3u : 2u);
+  for (int64_t dir = 0; dir < nd; ++dir) {
+    std::vector<double> h(size_t(B * H), 0.0), c(h);
+    if (k.with_initial_state) {
+      h = slice(hv, dir * B * H, B * H);
+      c = slice(cv, dir * B * H, B * H);
     }
-    const auto seq = run.run(recurrent, lstm ? OpKind::kLstm : OpKind::kGru,
-                             {run.input("x", {T, B, I}, xv), run.input("w", {nd, G * H, I}, wv),
-                              run.input("r", {nd, G * H, H}, rv), T, H},
-                             named);
-    for (int64_t dir = 0; dir < nd; ++dir) {
-      std::vector<double> h = slice(hv, dir * B * H, B * H), c = slice(cv, dir * B * H, B * H);
-      const bool backward = lstm || dir == 1;
-      for (int64_t step = 0; step < T; ++step) {
-        const int64_t t = backward ? T - 1 - step : step;
-        NodeRunner cell;
-        std::vector<RawValue> pos = {
-            cell.input("x", {B, I}, slice(xv, t * B * I, B * I)),
-            cell.input("w", {G * H, I}, slice(wv, dir * G * H * I, G * H * I)),
-            cell.input("r", {G * H, H}, slice(rv, dir * G * H * H, G * H * H)),
-            cell.input("h", {B, H}, h)};
-        std::vector<std::pair<std::string, RawValue>> opts = {
-            {"bias", cell.input("b", {G * H}, slice(bv, dir * G * H, G * H))},
-            {"recurrentBias", cell.input("rb", {G * H}, slice(rbv, dir * G * H, G * H))},
-            {"layout", lstm ? "iofg" : "rzn"},
-            {"activations", acts}};
-        if (lstm) {
-          pos.push_back(cell.input("c", {B, H}, c));
+    const bool backward = dir == 1 || std::string(k.direction) == "backward";
+    for (int64_t step = 0; step < T; ++step) {
+      const int64_t t = backward ? T - 1 - step : step;
+      NodeRunner cell;
+      std::vector<RawValue> pos = {
+          cell.input("x", {B, I}, slice(xv, t * B * I, B * I)),
+          cell.input("w", {G * H, I}, slice(wv, dir * G * H * I, G * H * I)),
+          cell.input("r", {G * H, H}, slice(rv, dir * G * H * H, G * H * H)),
+          cell.input("h", {B, H}, h)};
+      std::vector<std::pair<std::string, RawValue>> opts = {{"layout", k.layout}};
+      if (!acts.empty()) opts.push_back({"activations", acts});
+      if (k.with_bias)
+        opts.push_back({"bias", cell.input("b", {G * H}, slice(bv, dir * G * H, G * H))});
+      if (k.with_recurrent_bias) {
+        opts.push_back(
+            {"recurrentBias", cell.input("rb", {G * H}, slice(rbv, dir * G * H, G * H))});
+      }
+      if (k.lstm) {
+        pos.push_back(cell.input("c", {B, H}, c));
+        if (k.with_peephole) {
           opts.push_back(
               {"peepholeWeight", cell.input("p", {3 * H}, slice(pv, dir * 3 * H, 3 * H))});
-        } else {
-          opts.push_back({"resetAfter", false});
         }
-        pos.push_back(H);
-        const auto out =
-            cell.run(recurrent, lstm ? OpKind::kLstmCell : OpKind::kGruCell, pos, opts);
-        h = out.values[0];
-        if (lstm) c = out.values[1];
-        expect_near_all(slice(seq.values.back(), (t * nd + dir) * B * H, B * H), h, 1e-5,
-                        "sequence");
+      } else {
+        opts.push_back({"resetAfter", k.reset_after});
       }
-      expect_near_all(slice(seq.values[0], dir * B * H, B * H), h, 1e-5, "hidden");
-      if (lstm) expect_near_all(slice(seq.values[1], dir * B * H, B * H), c, 1e-5, "cell");
+      pos.push_back(H);
+      const auto out =
+          cell.run(recurrent, k.lstm ? OpKind::kLstmCell : OpKind::kGruCell, pos, opts);
+      h = out.values[0];
+      if (k.lstm) c = out.values[1];
+      expect_near_all(slice(seq.values.back(), (t * nd + dir) * B * H, B * H), h, 1e-5, "sequence");
     }
+    expect_near_all(slice(seq.values[0], dir * B * H, B * H), h, 1e-5, "hidden");
+    if (k.lstm) expect_near_all(slice(seq.values[1], dir * B * H, B * H), c, 1e-5, "cell");
   }
+}
+
+// Small odd sizes (every vector a partial one) and sizes past one vector with a tail
+// (hidden 21 = 16 + 5, input 37 = 2 * 16 + 5), so both the whole-vector loops and the tails run.
+TEST(Recurrent, Float32SequencesMatchSteppedCellsWithNonDefaultOptions) {
+  const std::vector<const char*> defaults;
+  const SequenceCase cases[] = {
+      {"gru both rzn resetAfter false [relu, sigmoid]",
+       false,
+       "both",
+       "rzn",
+       {"relu", "sigmoid"},
+       false,
+       true,
+       true,
+       true,
+       false,
+       3,
+       3,
+       5,
+       4},
+      {"lstm backward iofg peephole [tanh, relu, sigmoid]",
+       true,
+       "backward",
+       "iofg",
+       {"tanh", "relu", "sigmoid"},
+       false,
+       true,
+       true,
+       true,
+       true,
+       3,
+       3,
+       5,
+       4},
+      {"gru both zrn resetAfter true [tanh, relu], wide",
+       false,
+       "both",
+       "zrn",
+       {"tanh", "relu"},
+       true,
+       true,
+       true,
+       true,
+       false,
+       4,
+       2,
+       37,
+       21},
+      {"gru forward rzn resetAfter false, no biases or state, wide", false, "forward", "rzn",
+       defaults, false, false, false, false, false, 5, 1, 37, 21},
+      {"gru backward zrn resetAfter true, recurrent bias only, wide", false, "backward", "zrn",
+       defaults, true, false, true, false, false, 3, 2, 16, 32},
+      {"lstm both ifgo peephole, wide", true, "both", "ifgo", defaults, false, true, true, true,
+       true, 4, 2, 37, 21},
+      {"lstm forward iofg [relu, sigmoid, tanh], bias only, no state, wide",
+       true,
+       "forward",
+       "iofg",
+       {"relu", "sigmoid", "tanh"},
+       false,
+       true,
+       false,
+       false,
+       false,
+       3,
+       3,
+       37,
+       21},
+      {"lstm backward ifgo peephole without biases, hidden 32",
+       true,
+       "backward",
+       "ifgo",
+       {"sigmoid", "tanh", "relu"},
+       false,
+       false,
+       false,
+       true,
+       true,
+       4,
+       1,
+       17,
+       32},
+  };
+  for (const SequenceCase& k : cases) expect_sequence_matches_stepped_cells(k);
 }
 
 // gru without returnSequence has exactly one output; zero steps of state are the default.

@@ -1,0 +1,63 @@
+// Sixteen-lane float32 vectors (GCC vector extensions) for the hand-vectorized float32 kernels
+// (vector_math.cc, recurrent_float32.cc). The code is written once over F32x16; functions
+// marked WNN_SIMD_CLONES are compiled for AVX-512, AVX2 and baseline x86-64 and picked at load
+// time, and everything they call is WNN_SIMD_INLINE so it is compiled for the same target.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace wnn::kernels::simd {
+
+// GCC warns that passing F32x16 by value differs between targets; every function taking one is
+// WNN_SIMD_INLINE into a caller of a single target, so no call ever crosses that boundary.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+// fp-contract=fast: the project builds in ISO mode (no contraction), and the polynomials and dot
+// products here want fused multiply-adds where the target has them.
+#define WNN_SIMD_CLONES \
+  __attribute__((target_clones("avx512f", "avx2", "default"), optimize("O3", "fp-contract=fast")))
+#define WNN_SIMD_INLINE __attribute__((always_inline)) inline
+
+constexpr int kLanes = 16;
+typedef float F32x16 __attribute__((vector_size(64)));
+typedef int32_t I32x16 __attribute__((vector_size(64)));
+// Unaligned element access: the same vector with 4-byte alignment, for loads and stores.
+typedef float F32x16Unaligned __attribute__((vector_size(64), aligned(4)));
+
+WNN_SIMD_INLINE F32x16 load(const float* p) { return *reinterpret_cast<const F32x16Unaligned*>(p); }
+WNN_SIMD_INLINE void store(float* p, F32x16 v) { *reinterpret_cast<F32x16Unaligned*>(p) = v; }
+WNN_SIMD_INLINE F32x16 splat(float v) { return F32x16{} + v; }
+
+// The first n < kLanes elements, the other lanes zero (a loop tail).
+WNN_SIMD_INLINE F32x16 load_partial(const float* p, int64_t n) {
+  float lanes[kLanes] = {};
+  std::memcpy(lanes, p, size_t(n) * sizeof(float));
+  return load(lanes);
+}
+WNN_SIMD_INLINE void store_partial(float* p, F32x16 v, int64_t n) {
+  float lanes[kLanes];
+  store(lanes, v);
+  std::memcpy(p, lanes, size_t(n) * sizeof(float));
+}
+
+WNN_SIMD_INLINE I32x16 as_int(F32x16 v) {
+  I32x16 r;
+  std::memcpy(&r, &v, sizeof r);
+  return r;
+}
+WNN_SIMD_INLINE F32x16 as_float(I32x16 v) {
+  F32x16 r;
+  std::memcpy(&r, &v, sizeof r);
+  return r;
+}
+
+WNN_SIMD_INLINE F32x16 abs(F32x16 v) { return as_float(as_int(v) & 0x7fffffff); }
+
+// Lane-wise min/max that keep a NaN in x (a comparison with NaN is false).
+WNN_SIMD_INLINE F32x16 clamp_keeping_nan(F32x16 x, float lo, float hi) {
+  x = x < lo ? splat(lo) : x;
+  return x > hi ? splat(hi) : x;
+}
+
+}  // namespace wnn::kernels::simd
