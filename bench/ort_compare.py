@@ -2,13 +2,15 @@
 """wnn against ONNX Runtime, side by side, on the benchmark zoo (issue 9).
 
 Usage: /usr/bin/python3 bench/ort_compare.py BUILD [--only a,b] [--runs 20] [--warmup 5]
-                                             [--threads 2] [--work DIR] [--json FILE]
+                                             [--threads 2] [--rounds 3] [--work DIR]
+                                             [--json FILE]
 
 For each model: export it from Debian's PyTorch to ONNX (opset 17, cached in --work), convert
 it with `wnn convert`, feed both runtimes the same seeded inputs, check wnn's outputs against
 ONNX Runtime's (|wnn - ort| <= 1e-4 + 1e-3 |ort|; the max error is printed), then time
 ONNX Runtime (tools/ort-reference/bench.js, an untimed gc() between runs) and `wnn bench`
-(backend auto) with the same threads, warm-up and runs. Prints a table (median ms, ratio
+(backend auto) with the same threads, warm-up and runs, alternating the two for --rounds
+rounds (default 3) and taking each one's median over the rounds. Prints a table (median ms, ratio
 wnn/ORT, wnn GFLOP/s over conv and matmul FLOPs) and the geometric mean of the ratios, then a
 second table: `wnn convert` time against `cp` of the same ONNX file (best of 3 each), and load
 to first inference (model load, session creation and the cold first run) of both runtimes.
@@ -19,6 +21,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -181,17 +184,27 @@ def bench_one(spec, args, build):
          "-q"] + input_args)
     max_err, ok = compare_outputs(ort_out, wnn_out, list(spec.outputs))
 
-    ort = json.loads(run(["node", "--expose-gc", os.path.join(ORT_DIR, "bench.js"), "--model",
-                          onnx_path, "--inputs", inputs, "--runs", str(args.runs), "--warmup",
-                          str(args.warmup), "--threads", threads]))
-    wnn = json.loads(run([os.path.join(build, "wnn"), "bench", graph, "--threads", threads,
-                          "--runs", str(args.runs), "--warmup", str(args.warmup), "--json"] +
-                         input_args))
+    # Rounds alternate the two runtimes, so slow spells of a shared or virtual machine land on
+    # both: each round times ORT then wnn, and each runtime's latency is the median of its
+    # round medians (the per-round ratios are reported too).
+    orts, wnns = [], []
+    for _ in range(args.rounds):
+        orts.append(json.loads(run(["node", "--expose-gc", os.path.join(ORT_DIR, "bench.js"),
+                                    "--model", onnx_path, "--inputs", inputs, "--runs",
+                                    str(args.runs), "--warmup", str(args.warmup), "--threads",
+                                    threads])))
+        wnns.append(json.loads(run([os.path.join(build, "wnn"), "bench", graph, "--threads",
+                                    threads, "--runs", str(args.runs), "--warmup",
+                                    str(args.warmup), "--json"] + input_args)))
+    ort, wnn = orts[0], wnns[0]  # the first round's load-to-first-inference: a cold process
+    ort_ms = statistics.median(o["median_ms"] for o in orts)
+    wnn_ms = statistics.median(w["median_ms"] for w in wnns)
+    round_ratios = [w["median_ms"] / o["median_ms"] for o, w in zip(orts, wnns)]
     flops = conv_matmul_flops(onnx_path)
     return {
-        "model": spec.name, "ort_ms": ort["median_ms"], "wnn_ms": wnn["median_ms"],
-        "ratio": wnn["median_ms"] / ort["median_ms"], "gflop": flops / 1e9 if flops else None,
-        "wnn_gflops": flops / 1e6 / wnn["median_ms"] if flops else None,
+        "model": spec.name, "ort_ms": ort_ms, "wnn_ms": wnn_ms, "ratio": wnn_ms / ort_ms,
+        "round_ratios": round_ratios, "gflop": flops / 1e9 if flops else None,
+        "wnn_gflops": flops / 1e6 / wnn_ms if flops else None,
         "max_err": max_err, "ok": ok, "regions": wnn["regions"],
         "reference_nodes": wnn["reference_nodes"], "compile_ms": wnn["compile_ms"],
         "convert_ms": convert_s * 1e3, "cp_ms": cp_s * 1e3,
@@ -206,6 +219,8 @@ def main():
     parser.add_argument("--only", help="comma-separated model names (default: the whole suite)")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternating ORT/wnn timing rounds per model (default 3)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--work", help="cache for exported models (default BUILD/bench-zoo)")
     parser.add_argument("--json", help="also write the rows as JSON to this file")
@@ -222,9 +237,10 @@ def main():
     import torch
     torch.set_num_threads(args.threads)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}, {args.threads} threads, median of {args.runs} "
-          f"runs after {args.warmup} warm-up; load average {os.getloadavg()[0]:.1f}")
-    print(f"{'model':28s} {'ORT ms':>9s} {'wnn ms':>9s} {'ratio':>6s} {'GFLOP':>7s} "
-          f"{'wnn GFLOP/s':>11s} {'max err':>9s}  regions/ref")
+          f"runs after {args.warmup} warm-up, median of {args.rounds} alternating rounds; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{'model':28s} {'ORT ms':>9s} {'wnn ms':>9s} {'ratio':>6s} {'rounds':>11s} "
+          f"{'GFLOP':>7s} {'wnn GFLOP/s':>11s} {'max err':>9s}  regions/ref")
     rows, failed = [], False
     for name in names:
         try:
@@ -237,7 +253,9 @@ def main():
         failed = failed or not r["ok"]
         gflop = f"{r['gflop']:7.2f}" if r["gflop"] is not None else f"{'?':>7s}"
         rate = f"{r['wnn_gflops']:11.1f}" if r["wnn_gflops"] is not None else f"{'?':>11s}"
-        print(f"{name:28s} {r['ort_ms']:9.3f} {r['wnn_ms']:9.3f} {r['ratio']:6.2f} {gflop} {rate} "
+        spread = f"{min(r['round_ratios']):.2f}-{max(r['round_ratios']):.2f}"
+        print(f"{name:28s} {r['ort_ms']:9.3f} {r['wnn_ms']:9.3f} {r['ratio']:6.2f} {spread:>11s} "
+              f"{gflop} {rate} "
               f"{r['max_err']:9.2e}{'' if r['ok'] else ' WRONG'}  "
               f"{r['regions']}/{r['reference_nodes']}", flush=True)
     if rows:
