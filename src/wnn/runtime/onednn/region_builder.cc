@@ -199,6 +199,11 @@ dnnl::memory RegionBuilder::view(OperandId id, const dnnl::memory::desc& as) {
   return alias(m, as);
 }
 
+bool RegionBuilder::is_external(const dnnl::memory& m) const {
+  return std::any_of(externals_.begin(), externals_.end(),
+                     [&](const auto& e) { return e.second.get() == m.get(); });
+}
+
 dnnl::memory RegionBuilder::alias(const dnnl::memory& m, const dnnl::memory::desc& as) {
   // An external (bound at run time) needs its own binding; anything else shares the handle.
   for (size_t k = 0; k < externals_.size(); ++k) {

@@ -69,6 +69,8 @@ class RegionBuilder {
   dnnl::memory allocate(const dnnl::memory::desc& d);
   // Memory over the same bytes as `m` read through `as` (bound at run time when `m` is).
   dnnl::memory alias(const dnnl::memory& m, const dnnl::memory::desc& as);
+  // Whether `m` is a region input or output, whose handle is bound on every run.
+  bool is_external(const dnnl::memory& m) const;
   // Memory for result `id` in layout `d`; the region's outputs are reordered to plain at the end.
   dnnl::memory define_output(OperandId id, const dnnl::memory::desc& d);
   void add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args);
@@ -78,9 +80,10 @@ class RegionBuilder {
   // `id` as a strided view: its recorded one, else (with `held_strides`) the memory it is held
   // in when that is strided and unblocked (NHWC), else its row-major memory.
   StridedView strided(OperandId id, bool held_strides = false);
-  // strided(id) for a primitive that reads the view's memory directly (matmul): a window that
-  // starts inside its buffer is materialised first, since oneDNN 2.6's matmul kernels ignore a
-  // desc's offset0 (reorders honour it).
+  // strided(id) for a primitive that reads the view's memory directly (matmul): oneDNN 2.6's
+  // matmul kernels ignore a desc's offset0 (reorders honour it), so a window that starts inside
+  // its buffer gets a handle at its first element, or is materialised first when the buffer is
+  // a region input or output (bound per run).
   StridedView strided_from_start(OperandId id);
   // `id`'s row-major memory as a view (a pending view is materialised first).
   StridedView row_major(OperandId id);

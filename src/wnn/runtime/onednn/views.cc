@@ -129,9 +129,17 @@ StridedView RegionBuilder::strided(OperandId id, bool held_strides) {
 
 StridedView RegionBuilder::strided_from_start(OperandId id) {
   // Measured: brg:avx512_core and gemm:jit read a [1, 1, 6] slice of a [1, 2, 6] input from the
-  // buffer's start, so a DFT's imaginary half read the real one.
+  // buffer's start, so a DFT's imaginary half read the real one. Memory this region allocated
+  // has its address fixed at compile time, so the window's start moves into the handle (no
+  // copy: attention's K and V windows of a fused QKV product); a region input or output is
+  // bound per run, so its windows are copied.
   StridedView v = strided(id);
-  return v.offset == 0 ? v : row_major(id);
+  if (v.offset == 0) return v;
+  if (is_external(v.base)) return row_major(id);
+  auto* start = static_cast<float*>(v.base.get_data_handle()) + v.offset;
+  v.offset = 0;
+  v.base = memory(v.desc(), engine_, start);
+  return v;
 }
 
 StridedView RegionBuilder::row_major(OperandId id) {
