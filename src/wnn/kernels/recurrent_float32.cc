@@ -1,10 +1,10 @@
 // gru and lstm over float32 operands, in float32: the double-precision decomposition in
 // recurrent.cc is the general path; this one is the fast path for the common dtype. Nothing is
-// prepared per run beyond one scratch allocation: every product (the input projections of all
-// steps up front, then the hidden-state product of each step) reads the weights in their given
-// row-major layout, sixteen weight rows at a time against one input row, with one vector
-// accumulator per row and the sixteen sums folded into one vector by a shuffle tree (no
-// transposed copy of the weights, no horizontal sum per row). Gate pre-activations live in
+// prepared or allocated per run (a per-thread scratch buffer that only grows): every product (the
+// input projections of all steps up front, then the hidden-state product of each step) reads the
+// weights in their given row-major layout, sixteen weight rows at a time against one input row,
+// with one vector accumulator per row and the sixteen sums folded into one vector by a shuffle tree
+// (no transposed copy of the weights, no horizontal sum per row). Gate pre-activations live in
 // scratch blocks padded to whole vectors and ordered so the gates sharing an activation are
 // contiguous (lstm i, f, o, g; gru z, r, n), and each activation runs over a whole block
 // (vector_math.h, a few ulp from std::exp/tanh). The gate equations are recurrent.cc's (the
@@ -325,7 +325,11 @@ bool recurrent_float32(const KernelArgs& args, bool is_lstm) {
   float* cell_out = is_lstm ? args.output(out_index++).as<float>() : nullptr;
   float* sequence_out = a.get_bool("returnSequence") ? args.output(out_index).as<float>() : nullptr;
 
-  std::vector<float> scratch(static_cast<size_t>(scratch_floats(cfg, steps, batch)));
+  // Per-thread scratch that only grows, so runs after the first allocate nothing.
+  thread_local std::vector<float> scratch;
+  const size_t scratch_size = static_cast<size_t>(scratch_floats(cfg, steps, batch));
+  if (scratch.size() < scratch_size) scratch.resize(scratch_size);
+  std::fill_n(scratch.begin(), scratch_size, 0.0f);
   for (int64_t dir = 0; dir < directions; ++dir) {
     run_direction({&cfg, steps, batch, in_size, dir == 1 || direction == "backward",
                    input.as<float>(), args.input("weight").as<float>() + dir * rows * in_size,
