@@ -190,7 +190,7 @@ void define_conv(RegionBuilder& b, const Node& n) {
   args[DNNL_ARG_WEIGHTS] = b.convert(b.view(filter, wview), w_desc, true);
   if (bias) args[DNNL_ARG_BIAS] = b.get(*bias, bias_desc);
   memory dst =
-      b.define_output(epilogue.output, nhwc ? dst_desc.permute_axes(kNchwToNhwc) : dst_desc);
+      define_epilogue_output(b, n, epilogue, nhwc ? dst_desc.permute_axes(kNchwToNhwc) : dst_desc);
   bind_epilogue(b, epilogue, dst, args);
   args[DNNL_ARG_DST] = nhwc ? b.alias(dst, dst_desc) : dst;
   b.add_step(prim, std::move(args));

@@ -302,6 +302,7 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       const auto& os = g.desc(other).shape;
       BinaryInput in;
       in.operand = other;
+      in.node = chain[i];
       // A conv in a blocked region (layout_plan.h) reads a residual of its own layout as a
       // binary post-op at full speed (jit_1x1, jit_dw): no copy of the residual first (0.5 ms
       // and 22 kernels of regnet_x_400mf).
@@ -370,8 +371,15 @@ void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_
                    std::unordered_map<int, dnnl::memory>& args) {
   for (const auto& in : e.binary_inputs) {
     if (in.sum) {
-      // dst starts as the residual, converted to dst's layout in the same pass.
+      // dst starts as the residual, converted to dst's layout in the same pass; nothing to do
+      // when dst is the residual's own memory (define_epilogue_output; memory bound per run
+      // has no handle yet, and is never written over).
       dnnl::memory residual = b.get(in.operand, b.held_desc(in.operand));
+      if (residual.get_data_handle() != nullptr &&
+          residual.get_data_handle() == dst_held.get_data_handle() &&
+          residual.get_desc() == dst_held.get_desc()) {
+        continue;
+      }
       b.add_step(dnnl::reorder(residual, dst_held),
                  {{DNNL_ARG_FROM, residual}, {DNNL_ARG_TO, dst_held}});
       continue;
@@ -379,6 +387,26 @@ void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_
     dnnl::memory m = in.as_held ? b.get(in.operand, in.stored) : b.view(in.operand, in.stored);
     args[in.arg] = b.alias(m, in.logical);
   }
+}
+
+}  // namespace wnn::runtime::onednn
+
+namespace wnn::runtime::onednn {
+
+dnnl::memory define_epilogue_output(RegionBuilder& b, const Node& producer, const Epilogue& e,
+                                    const dnnl::memory::desc& dst) {
+  // A residual add run as the sum post-op accumulates into dst, which must hold the residual
+  // first: when nothing reads the residual after this kernel (resnet's block input, read by
+  // the block's first conv and then only by this add), the kernel writes over it in place
+  // instead of into a copy.
+  const Graph& g = b.graph();
+  const uint32_t producer_index = uint32_t(&producer - g.nodes().data());
+  for (const auto& in : e.binary_inputs) {
+    if (!in.sum || b.is_region_output(e.output) || b.held_desc(in.operand) != dst) continue;
+    if (!b.overwritable(in.operand, producer_index, in.node)) continue;
+    return b.define_output_over(e.output, b.get(in.operand, dst), dst);
+  }
+  return b.define_output(e.output, dst);
 }
 
 }  // namespace wnn::runtime::onednn

@@ -48,6 +48,7 @@ struct BinaryInput {
   int arg = 0;                 // DNNL_ARG_ATTR_MULTIPLE_POST_OP(i) | DNNL_ARG_SRC_1
   OperandId operand;           // the binary node's other operand
   bool sum = false;            // a residual add run as the sum post-op (no arg)
+  uint32_t node = 0;           // the binary node
   bool as_held = false;        // read in `stored` (else row-major, rank-padded)
   dnnl::memory::desc stored;   // its layout in WebNN's dims
   dnnl::memory::desc logical;  // the same bytes in the primitive's dims
@@ -69,6 +70,11 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
 // Binds the epilogue's binary operands into `args` and fills `dst_held` (the primitive's dst
 // as the region holds it) with a residual added by the sum post-op. Adds steps: call once the
 // primitive is final, right before adding its own step.
+// The memory `producer`'s fused kernel writes `e.output` to, in layout `dst`: over its sum
+// residual's own bytes when nothing reads them later (see define_epilogue_output in
+// epilogue.cc), else new memory.
+dnnl::memory define_epilogue_output(RegionBuilder& b, const Node& producer, const Epilogue& e,
+                                    const dnnl::memory::desc& dst);
 void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_held,
                    std::unordered_map<int, dnnl::memory>& args);
 

@@ -220,6 +220,44 @@ dnnl::memory RegionBuilder::define_output(OperandId id, const dnnl::memory::desc
   return m;
 }
 
+bool RegionBuilder::overwritable(OperandId id, uint32_t producer, uint32_t last_reader) const {
+  if (is_constant(id) || is_region_output(id) || views_.count(id.index)) return false;
+  const auto it = held_.find(id.index);
+  if (it == held_.end() || is_external(it->second)) return false;
+  const auto position = [&](uint32_t node) {
+    return std::find(region_.nodes.begin(), region_.nodes.end(), node) - region_.nodes.begin();
+  };
+  const auto producer_at = position(producer);
+  const auto* start = static_cast<const std::byte*>(it->second.get_data_handle());
+  const auto* end = start + it->second.get_desc().get_size();
+  const auto overlaps = [&](const dnnl::memory& m) {
+    const auto* b = static_cast<const std::byte*>(m.get_data_handle());
+    return b < end && start < b + m.get_desc().get_size();
+  };
+  // Every operand over these bytes must be dead once the producer's kernel starts.
+  const auto dead_after = [&](uint32_t operand) {
+    if (is_region_output(OperandId{operand})) return false;
+    for (uint32_t r : readers(OperandId{operand})) {
+      if (operand == id.index && r == last_reader) continue;
+      if (position(r) >= producer_at) return false;
+    }
+    return true;
+  };
+  for (const auto& [operand, m] : held_) {
+    if (overlaps(m) && (is_external(m) || !dead_after(operand))) return false;
+  }
+  for (const auto& [operand, v] : views_) {
+    if (overlaps(v.base) && !dead_after(operand)) return false;
+  }
+  return true;
+}
+
+dnnl::memory RegionBuilder::define_output_over(OperandId id, const dnnl::memory& m,
+                                               const dnnl::memory::desc& d) {
+  check_internal(!is_region_output(id), "a region output written over another operand");
+  return held_[id.index] = alias(m, d);
+}
+
 dnnl::memory RegionBuilder::allocate(const dnnl::memory::desc& d) {
   constexpr size_t kSlack = 256;  // past the widest vector store (AVX-512: 64 bytes) with margin
   owned_.push_back(Buffer::allocate(d.get_size() + kSlack));

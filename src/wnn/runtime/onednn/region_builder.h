@@ -73,6 +73,13 @@ class RegionBuilder {
   bool is_external(const dnnl::memory& m) const;
   // Memory for result `id` in layout `d`; the region's outputs are reordered to plain at the end.
   dnnl::memory define_output(OperandId id, const dnnl::memory::desc& d);
+  // Whether the kernel of node `producer` may write over the memory `id` is held in: nothing
+  // after it reads those bytes (through `id` or any operand sharing them, a pending view
+  // included) except `last_reader`, the node it fuses that reads `id` last, and the bytes are
+  // neither a constant, a region input or output, nor read by `producer` itself.
+  bool overwritable(OperandId id, uint32_t producer, uint32_t last_reader) const;
+  // Result `id` written over `m`'s bytes (overwritable() said so), read through desc `d`.
+  dnnl::memory define_output_over(OperandId id, const dnnl::memory& m, const dnnl::memory::desc& d);
   void add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args);
 
   // Strided views (views.cc): `id` now stands for `v`; a row-major view becomes a plain alias.
