@@ -367,6 +367,22 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
   return e;
 }
 
+dnnl::memory define_epilogue_output(RegionBuilder& b, const Node& producer, const Epilogue& e,
+                                    const dnnl::memory::desc& dst) {
+  // A residual add run as the sum post-op accumulates into dst, which must hold the residual
+  // first: when nothing reads the residual after this kernel (resnet's block input, read by
+  // the block's first conv and then only by this add), the kernel writes over it in place
+  // instead of into a copy.
+  const Graph& g = b.graph();
+  const uint32_t producer_index = uint32_t(&producer - g.nodes().data());
+  for (const auto& in : e.binary_inputs) {
+    if (!in.sum || b.is_region_output(e.output) || b.held_desc(in.operand) != dst) continue;
+    if (!b.overwritable(in.operand, producer_index, in.node)) continue;
+    return b.define_output_over(e.output, b.get(in.operand, dst), dst);
+  }
+  return b.define_output(e.output, dst);
+}
+
 void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_held,
                    std::unordered_map<int, dnnl::memory>& args) {
   for (const auto& in : e.binary_inputs) {
@@ -387,26 +403,6 @@ void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_
     dnnl::memory m = in.as_held ? b.get(in.operand, in.stored) : b.view(in.operand, in.stored);
     args[in.arg] = b.alias(m, in.logical);
   }
-}
-
-}  // namespace wnn::runtime::onednn
-
-namespace wnn::runtime::onednn {
-
-dnnl::memory define_epilogue_output(RegionBuilder& b, const Node& producer, const Epilogue& e,
-                                    const dnnl::memory::desc& dst) {
-  // A residual add run as the sum post-op accumulates into dst, which must hold the residual
-  // first: when nothing reads the residual after this kernel (resnet's block input, read by
-  // the block's first conv and then only by this add), the kernel writes over it in place
-  // instead of into a copy.
-  const Graph& g = b.graph();
-  const uint32_t producer_index = uint32_t(&producer - g.nodes().data());
-  for (const auto& in : e.binary_inputs) {
-    if (!in.sum || b.is_region_output(e.output) || b.held_desc(in.operand) != dst) continue;
-    if (!b.overwritable(in.operand, producer_index, in.node)) continue;
-    return b.define_output_over(e.output, b.get(in.operand, dst), dst);
-  }
-  return b.define_output(e.output, dst);
 }
 
 }  // namespace wnn::runtime::onednn
