@@ -2,7 +2,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <string_view>
 
@@ -228,11 +230,12 @@ bool RegionBuilder::overwritable(OperandId id, uint32_t producer, uint32_t last_
     return std::find(region_.nodes.begin(), region_.nodes.end(), node) - region_.nodes.begin();
   };
   const auto producer_at = position(producer);
-  const auto* start = static_cast<const std::byte*>(it->second.get_data_handle());
-  const auto* end = start + it->second.get_desc().get_size();
+  const auto start = reinterpret_cast<uintptr_t>(it->second.get_data_handle());
+  const auto end = start + it->second.get_desc().get_size();
   const auto overlaps = [&](const dnnl::memory& m) {
-    const auto* b = static_cast<const std::byte*>(m.get_data_handle());
-    return b < end && start < b + m.get_desc().get_size();
+    // Memory bound per run has no handle yet; it is never the region's own.
+    const auto b = reinterpret_cast<uintptr_t>(m.get_data_handle());
+    return b != 0 && b < end && start < b + m.get_desc().get_size();
   };
   // Every operand over these bytes must be dead once the producer's kernel starts.
   const auto dead_after = [&](uint32_t operand) {
