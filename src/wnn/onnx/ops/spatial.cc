@@ -11,6 +11,16 @@ SpatialNd read_spatial_nd(const ConvertContext& c, const IntList& in, const IntL
         "{}: strides/dilations/pads do not match {} spatial dims", c.node().op_type, n);
   check(kernel.size() == n, "{}: kernel_shape has {} values for {} spatial dims", c.node().op_type,
         kernel.size(), n);
+  for (size_t i = 0; i < n; ++i) {
+    check(strides[i] >= 1 && dil[i] >= 1 && kernel[i] >= 1,
+          "{}: spatial axis {} has stride {}, dilation {} and kernel size {}; each must be at "
+          "least 1",
+          c.node().op_type, i, strides[i], dil[i], kernel[i]);
+    check(pads[i] >= 0 && pads[i + n] >= 0,
+          "{}: pads of spatial axis {} are {} and {}; ONNX "
+          "pads are not negative",
+          c.node().op_type, i, pads[i], pads[i + n]);
+  }
   const std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t i = 0; i < n; ++i) {
