@@ -195,6 +195,31 @@ TEST(ImportUnsupported, AnOutputTheConverterDoesNotComputeIsNamed) {
   }
 }
 
+// fuzz_onnx_import: strides [2, 0] divided by zero while sizing the pool's output. Each
+// spatial attribute below 1 (and a negative pad) is reported, naming the axis.
+TEST(ImportUnsupported, PoolAndConvAttributesBelowOneAreNamed) {
+  const std::vector<std::pair<std::vector<AttributeProto>, std::string>> cases = {
+      {{ints_attr("kernel_shape", {3, 3}), ints_attr("strides", {2, 0}), int_attr("ceil_mode", 1)},
+       "spatial axis 1 has stride 0, dilation 1 and kernel size 3"},
+      {{ints_attr("kernel_shape", {0, 2})},
+       "spatial axis 0 has stride 1, dilation 1 and kernel size 0"},
+      {{ints_attr("kernel_shape", {2, 2}), ints_attr("pads", {0, -1, 0, 0})},
+       "pads of spatial axis 1 are -1 and 0"},
+  };
+  for (const auto& [attrs, want] : cases) {
+    SCOPED_TRACE(want);
+    auto m = model(17, {tensor_input("x", {dim(1), dim(1), dim(4), dim(4)})},
+                   {node("AveragePool", {"x"}, {"y"}, attrs)}, {"y"});
+    try {
+      import_model(m, "");
+      FAIL() << "no error";
+    } catch (const UnsupportedModelError& e) {
+      ASSERT_EQ(e.nodes().size(), 1u) << e.what();
+      EXPECT_NE(e.nodes()[0].reason.find(want), std::string::npos) << e.nodes()[0].reason;
+    }
+  }
+}
+
 TEST(ImportDims, UnresolvedDimsAreListedTogetherAndOverridesResolveThem) {
   auto m = model(13,
                  {tensor_input("a", {param("batch"), param("seq")}),
