@@ -28,8 +28,8 @@ using OperandData = std::span<const std::byte* const>;
 
 // One timed unit inside a compiled region, for `wnn bench --profile`.
 struct RegionStepInfo {
-  std::string label;            // what runs ("conv2d+relu", "reorder")
-  int64_t node = -1;            // the graph node it computes, -1 for layout conversions
+  std::string label;  // empty: the node's kernel; else a helper step ("reorder", "filter scale")
+  int64_t node = -1;  // the graph node it computes, -1 for layout conversions
   std::vector<uint32_t> fused;  // further nodes computed by the same kernel
 };
 

@@ -158,11 +158,12 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
       if (st.node >= 0) {
         const Node& n = graph_->nodes()[size_t(st.node)];
         row.label = node_label(st.node, st.fused);
-        if (st.label != "reorder") {
+        if (st.label.empty()) {
           row.op = op_name(n.op());
           row.flops = node_flops(*graph_, n);
         } else {
-          row.label = "reorder for " + row.label;
+          // A helper step of the node's kernel: a reorder, a filter scale.
+          row.label = st.label + " for " + row.label;
         }
       }
       profile_.push_back(std::move(row));

@@ -48,6 +48,24 @@ FilterStrides filter_strides(std::span<const int64_t> shape, std::string_view la
 // Inputs narrower than this are not read blocked (see define_conv).
 constexpr int64_t kMinBlockedChannels = 8;
 
+// The 1x1 filter (viewed as [O, I, 1, 1] by `wview`) times the channel vector `scale` on
+// every run, then in the primitive's layout `want` (channel_scale.h). The constant filter is
+// made row-major once, so the run-time multiply is oneDNN's jit binary kernel.
+memory scaled_filter(RegionBuilder& b, OperandId filter, const memory::desc& wview, OperandId scale,
+                     const memory::desc& want) {
+  const memory::dims dims = wview.dims();
+  const memory::desc plain(dims, memory::data_type::f32, tag::abcd);
+  const memory w = b.convert(b.view(filter, wview), plain, true);
+  // [1, C, 1, 1] and [1, 1, 1, C] hold the same bytes: C contiguous values.
+  const memory s =
+      b.view(scale, memory::desc({1, dims[1], 1, 1}, memory::data_type::f32, tag::abcd));
+  const memory scaled = b.allocate(plain);
+  dnnl::binary::desc d(dnnl::algorithm::binary_mul, plain, s.get_desc(), plain);
+  b.add_step(dnnl::binary(dnnl::binary::primitive_desc(d, b.engine())),
+             {{DNNL_ARG_SRC_0, w}, {DNNL_ARG_SRC_1, s}, {DNNL_ARG_DST, scaled}}, "filter scale");
+  return b.convert(scaled, want, false);
+}
+
 Support conv_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   const OperandId filter = *n.attrs.get_operand("filter");
@@ -78,9 +96,12 @@ void define_conv(RegionBuilder& b, const Node& n) {
   const Graph& g = b.graph();
   const auto& a = n.attrs;
   const bool transposed = n.op() == OpKind::kConvTranspose2d;
-  const OperandId input = *a.get_operand("input"), filter = *a.get_operand("filter");
+  const OperandId filter = *a.get_operand("filter");
   const auto bias = a.get_operand("bias");
   const OperandId output = n.outputs[0];  // shape only: the epilogue's output is written
+  // A per-channel scale folded into the filter: the conv reads the mul's unscaled input.
+  const ChannelScale* scale = b.channel_scale(uint32_t(&n - g.nodes().data()));
+  const OperandId input = scale ? scale->activation : *a.get_operand("input");
   const bool nhwc = a.get_enum("inputLayout") == "nhwc";
   const auto in = conv_input_geometry(g.desc(input).shape, a.get_enum("inputLayout"));
   const auto out = conv_input_geometry(g.desc(output).shape, a.get_enum("inputLayout"));
@@ -187,7 +208,8 @@ void define_conv(RegionBuilder& b, const Node& n) {
   args[DNNL_ARG_SRC] = b.get(input, nhwc ? src_desc.permute_axes(kNchwToNhwc) : src_desc);
   // The argument memory must carry the primitive's (NCHW-logical) desc.
   if (nhwc) args[DNNL_ARG_SRC] = b.alias(args[DNNL_ARG_SRC], src_desc);
-  args[DNNL_ARG_WEIGHTS] = b.convert(b.view(filter, wview), w_desc, true);
+  args[DNNL_ARG_WEIGHTS] = scale ? scaled_filter(b, filter, wview, scale->scale, w_desc)
+                                 : b.convert(b.view(filter, wview), w_desc, true);
   if (bias) args[DNNL_ARG_BIAS] = b.get(*bias, bias_desc);
   memory dst =
       define_epilogue_output(b, n, epilogue, nhwc ? dst_desc.permute_axes(kNchwToNhwc) : dst_desc);

@@ -98,10 +98,18 @@ RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::eng
       compile_stream_(engine_),
       epilogues_(plan_epilogues(graph, region)),
       fused_(graph.nodes().size(), false),
+      channel_scales_(plan_channel_scales(graph, region, epilogues_)),
       conv_layout_(plan_conv_layout(graph, region, conv_layout_override())),
       threads_(std::max(threads, 1)),
       node_threads_(threads_),
-      caller_threads_(omp_get_max_threads()) {}
+      caller_threads_(omp_get_max_threads()) {
+  for (const auto& [conv, cs] : channel_scales_) fused_[cs.mul] = true;
+}
+
+const ChannelScale* RegionBuilder::channel_scale(uint32_t conv) const {
+  auto it = channel_scales_.find(conv);
+  return it == channel_scales_.end() ? nullptr : &it->second;
+}
 
 RegionBuilder::~RegionBuilder() { omp_set_num_threads(caller_threads_); }
 
@@ -267,8 +275,10 @@ dnnl::memory RegionBuilder::allocate(const dnnl::memory::desc& d) {
   return dnnl::memory(d, engine_, owned_.back().mutable_data());
 }
 
-void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args) {
+void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args,
+                             std::string label) {
   const bool reorder = p.get_kind() == dnnl::primitive::kind::reorder;
+  if (reorder && label.empty()) label = "reorder";
   // A reorder (a layout change, a view's copy, a region output written out) reads its team
   // when it runs, so it gets the count its own bytes are worth, not its node's. It reads as
   // many elements as it writes: the source's desc may be a window (a slice or gather view)
@@ -278,8 +288,7 @@ void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::me
     threads = kernel_threads(
         estimated_us(0, 2.0 * double(args.at(DNNL_ARG_TO).get_desc().get_size())), threads_);
   }
-  steps_.push_back(
-      {std::move(p), std::move(args), {reorder ? "reorder" : "", current_node_, {}}, threads});
+  steps_.push_back({std::move(p), std::move(args), {std::move(label), current_node_, {}}, threads});
 }
 
 std::unique_ptr<CompiledRegion> RegionBuilder::finish() {
@@ -301,6 +310,8 @@ std::unique_ptr<CompiledRegion> RegionBuilder::finish() {
   // Kernels name the nodes fused into them.
   for (Step& st : steps_) {
     if (st.info.label.empty() && st.info.node >= 0) {
+      if (const ChannelScale* cs = channel_scale(uint32_t(st.info.node)))
+        st.info.fused.push_back(cs->mul);
       for (uint32_t f : epilogue_candidates(graph_.nodes()[size_t(st.info.node)])) {
         if (fused_[f]) st.info.fused.push_back(f);
       }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "wnn/runtime/delegate.h"
+#include "wnn/runtime/onednn/channel_scale.h"
 #include "wnn/runtime/onednn/layout_plan.h"
 
 namespace wnn::runtime::onednn {
@@ -80,7 +81,9 @@ class RegionBuilder {
   bool overwritable(OperandId id, uint32_t producer, uint32_t last_reader) const;
   // Result `id` written over `m`'s bytes (overwritable() said so), read through desc `d`.
   dnnl::memory define_output_over(OperandId id, const dnnl::memory& m, const dnnl::memory::desc& d);
-  void add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args);
+  // `label` names the step in profiles; empty means the node's op and the nodes fused into it.
+  void add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args,
+                std::string label = {});
 
   // Strided views (views.cc): `id` now stands for `v`; a row-major view becomes a plain alias.
   void set_view(OperandId id, StridedView v);
@@ -115,6 +118,8 @@ class RegionBuilder {
   // matmuls fix their thread split when created).
   void begin_node(uint32_t node);
   bool fused(uint32_t node) const { return fused_[node]; }
+  // The per-channel scale folded into 1x1 conv `conv`'s filter (channel_scale.h), or null.
+  const ChannelScale* channel_scale(uint32_t conv) const;
 
  private:
   dnnl::memory held(OperandId id);
@@ -132,6 +137,7 @@ class RegionBuilder {
   std::vector<Buffer> owned_;
   EpilogueCandidates epilogues_;
   std::vector<bool> fused_;
+  ChannelScales channel_scales_;
   int64_t current_node_ = -1;
   ConvLayout conv_layout_;
   int threads_;

@@ -164,7 +164,12 @@ std::vector<uint32_t> RegionBuilder::readers(OperandId id) const {
   std::vector<uint32_t> out;
   for (uint32_t k : region_.nodes) {
     const auto& in = graph_.nodes()[k].inputs;
-    if (std::find(in.begin(), in.end(), id) != in.end()) out.push_back(k);
+    if (std::find(in.begin(), in.end(), id) == in.end()) continue;
+    out.push_back(k);
+    // A mul folded into a conv's filter is read when the conv runs (channel_scale.h).
+    for (const auto& [conv, cs] : channel_scales_) {
+      if (cs.mul == k) out.push_back(conv);
+    }
   }
   return out;
 }
