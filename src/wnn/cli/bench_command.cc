@@ -36,6 +36,7 @@ nlohmann::json profile_json(const std::vector<runtime::ProfileRow>& rows) {
                    {"where", r.where},
                    {"op", r.op},
                    {"flops", r.flops},
+                   {"kernel", r.kernel},
                    {"ms", per_run_ms(r)}});
   }
   return out;
@@ -74,11 +75,12 @@ void print_profile(const std::vector<runtime::ProfileRow>& rows) {
   std::sort(top.begin(), top.end(),
             [](auto* a, auto* b) { return per_run_ms(*a) > per_run_ms(*b); });
   top.resize(std::min<size_t>(top.size(), 25));
-  std::printf("\n%-48s %-12s %10s %6s %8s\n", "slowest steps", "where", "ms/run", "%", "GFLOP/s");
+  std::printf("\n%-48s %-12s %10s %6s %8s  %s\n", "slowest steps", "where", "ms/run", "%",
+              "GFLOP/s", "kernel");
   for (const auto* r : top) {
-    std::printf("%-48.48s %-12s %10.3f %6.1f %s\n", r->label.c_str(), r->where.c_str(),
+    std::printf("%-48.48s %-12s %10.3f %6.1f %s  %s\n", r->label.c_str(), r->where.c_str(),
                 per_run_ms(*r), total > 0 ? 100 * per_run_ms(*r) / total : 0.0,
-                rate(r->flops, per_run_ms(*r)).c_str());
+                rate(r->flops, per_run_ms(*r)).c_str(), r->kernel.c_str());
   }
 }
 
@@ -196,7 +198,8 @@ const CommandRegistration registration{{
     "  --json                 an object with load_ms, compile_ms, first_run_ms,\n"
     "                         load_to_first_inference_ms, min_ms, median_ms, p90_ms, peak_rss_mb,\n"
     "                         openmp_waiting\n"
-    "                         (and \"profile\": rows of label, where, op, flops, ms per run)",
+    "                         (and \"profile\": rows of label, where, op, flops, kernel,\n"
+    "                         ms per run)",
     run_bench,
 }};
 

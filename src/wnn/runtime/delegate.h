@@ -31,6 +31,7 @@ struct RegionStepInfo {
   std::string label;  // empty: the node's kernel; else a helper step ("reorder", "filter scale")
   int64_t node = -1;  // the graph node it computes, -1 for layout conversions
   std::vector<uint32_t> fused;  // further nodes computed by the same kernel
+  std::string kernel;           // the library's implementation of it, if it names one
 };
 
 class CompiledRegion {

@@ -155,6 +155,7 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
     }
     for (const RegionStepInfo& st : inner) {
       ProfileRow row{st.label, where, st.label};
+      row.kernel = st.kernel;
       if (st.node >= 0) {
         const Node& n = graph_->nodes()[size_t(st.node)];
         row.label = node_label(st.node, st.fused);

@@ -3,6 +3,8 @@
 // once, at compile time, into the layout the primitive picks (format_tag::any).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <tuple>
 
 #include "wnn/core/ops/conv.h"
@@ -158,10 +160,10 @@ void define_conv(RegionBuilder& b, const Node& n) {
   Epilogue epilogue;
   if (!transposed) {
     const memory::dims pad_r = {pad[1], pad[3]};
-    auto make = [&](const memory::desc& src, const memory::desc& dst) {
-      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
-                                        dnnl::algorithm::convolution_direct, src, w_any, bias_desc,
-                                        dst, strides, dilates, pad_l, pad_r);
+    auto make = [&](const memory::desc& src, const memory::desc& dst,
+                    dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct) {
+      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, src, w_any,
+                                        bias_desc, dst, strides, dilates, pad_l, pad_r);
       // Residuals are read in dst's layout (one reorder for a row-major one, none for another
       // blocked conv's output): a binary post-op over mixed layouts drops oneDNN off its jit
       // kernels.
@@ -176,10 +178,29 @@ void define_conv(RegionBuilder& b, const Node& n) {
           [&](const dnnl::primitive_attr& attr) {
             return dnnl::convolution_forward::primitive_desc(d, attr, b.engine());
           },
-          residual_as);
+          residual_as, algorithm == dnnl::algorithm::convolution_winograd);
     };
-    auto [pd, e] = b.conv_layout() == ConvLayout::kBlocked
-                       ? make(blocked_src(src_dims), memory::desc(dst_dims, f32, blocked_tag))
+    const memory::desc blocked_dst(dst_dims, f32, blocked_tag);
+    // A 3x3 conv runs as Winograd F(2x2, 3x3) where oneDNN has a jit kernel for it with the
+    // whole fused chain (docs/delegates.md, "Winograd"): 2.25x fewer multiplies.
+    std::optional<std::pair<dnnl::convolution_forward::primitive_desc, Epilogue>> wino;
+    if (b.conv_layout() == ConvLayout::kBlocked && winograd_candidate(g, n)) {
+      try {
+        wino = make(blocked_src(src_dims), blocked_dst, dnnl::algorithm::convolution_winograd);
+        const auto& chain = b.epilogue_candidates(n);
+        const bool whole_chain =
+            std::all_of(chain.begin(), chain.end(), [&](uint32_t f) { return b.fused(f); });
+        if (!whole_chain || reference_kernel(wino->first)) {
+          for (uint32_t f : chain) b.unmark_fused(f);
+          wino.reset();
+        }
+      } catch (const dnnl::error&) {
+        wino.reset();
+      }
+    }
+    auto [pd, e] = wino ? std::move(*wino)
+                   : b.conv_layout() == ConvLayout::kBlocked
+                       ? make(blocked_src(src_dims), blocked_dst)
                        : make(src_any, dst_any);
     // A shape the blocked kernels do not cover (a grouped conv whose groups are not whole
     // blocks) would run on the reference kernel: such a conv keeps the primitive's own choice.

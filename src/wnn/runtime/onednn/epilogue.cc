@@ -240,7 +240,7 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
 
 Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
                        const ToLogical& to_logical, const dnnl::primitive_attr& base,
-                       const ToLogical& full_size_as) {
+                       const ToLogical& full_size_as, bool residual_as_sum) {
   const Graph& g = b.graph();
   Epilogue e;
   // A deep copy: get_post_ops() returns a view into the attr's own post-ops, so appending to
@@ -306,8 +306,8 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       // A conv in a blocked region (layout_plan.h) reads a residual of its own layout as a
       // binary post-op at full speed (jit_1x1, jit_dw): no copy of the residual first (0.5 ms
       // and 22 kernels of regnet_x_400mf).
-      const bool blocked_conv =
-          producer.op() == OpKind::kConv2d && b.conv_layout() == ConvLayout::kBlocked;
+      const bool blocked_conv = producer.op() == OpKind::kConv2d &&
+                                b.conv_layout() == ConvLayout::kBlocked && !residual_as_sum;
       // Matmul and gemm write row-major, where a full-size binary post-op is as fast and saves
       // the copy of the residual into dst.
       const bool plain_dst = producer.op() == OpKind::kMatmul || producer.op() == OpKind::kGemm;

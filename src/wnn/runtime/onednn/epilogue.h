@@ -64,9 +64,11 @@ struct Epilogue {
 // `base` carries the producer's own post-ops (gemm's c) and scales; the chain's follow them.
 // `full_size_as`, when given, maps a full-size operand's row-major desc to the layout it is read
 // in (a blocked conv reads residuals in its own blocking); else it is read as held.
+// `residual_as_sum` makes a blocked conv's residual add the sum post-op too (the only form
+// oneDNN's Winograd kernel takes).
 Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
                        const ToLogical& to_logical, const dnnl::primitive_attr& base,
-                       const ToLogical& full_size_as = {});
+                       const ToLogical& full_size_as = {}, bool residual_as_sum = false);
 // Binds the epilogue's binary operands into `args` and fills `dst_held` (the primitive's dst
 // as the region holds it) with a residual added by the sum post-op. Adds steps: call once the
 // primitive is final, right before adding its own step.
@@ -82,11 +84,12 @@ void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_
 // chain that oneDNN accepts, marks those links fused, and returns it with its epilogue.
 template <typename Make>
 auto with_epilogue(RegionBuilder& b, const Node& producer, const ToLogical& to_logical,
-                   dnnl::primitive_attr base, Make make, const ToLogical& full_size_as = {}) {
+                   dnnl::primitive_attr base, Make make, const ToLogical& full_size_as = {},
+                   bool residual_as_sum = false) {
   const auto& chain = b.epilogue_candidates(producer);
   for (size_t k = chain.size();; --k) {
     try {
-      Epilogue e = make_epilogue(b, producer, k, to_logical, base, full_size_as);
+      Epilogue e = make_epilogue(b, producer, k, to_logical, base, full_size_as, residual_as_sum);
       auto pd = make(e.attr);
       for (size_t i = 0; i < k; ++i) b.mark_fused(chain[i]);
       return std::make_pair(std::move(pd), std::move(e));

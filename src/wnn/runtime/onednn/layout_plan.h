@@ -3,7 +3,8 @@
 // its blocked kernels (nChw16c: jit_dw, jit_1x1, grouped jit) measured faster on stacks of
 // depthwise and grouped convs (docs/benchmarks.md), but only when the whole stack stays
 // blocked: a reorder per op costs more than the kernels gain. So the choice is per region:
-// blocked when it has grouped convs and few ops that need row-major data.
+// blocked when it has grouped convs, or mostly Winograd-ready 3x3 convs, and few ops that need
+// row-major data.
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -24,6 +25,12 @@ enum class ConvLayout {
 ConvLayout plan_conv_layout(const Graph& graph, const Region& region, std::string_view override_);
 // The override from the environment, read once.
 std::string_view conv_layout_override();
+
+// Whether oneDNN's Winograd convolution (F(2x2, 3x3), 2.25x fewer multiplies than direct) may
+// take conv `n`: a 3x3 filter, stride and dilation 1, one group, and channels in whole blocks of
+// 16 (its kernel reads and writes only the blocked layout). WNN_ONEDNN_WINOGRAD=0 turns it off,
+// for A/B measurement.
+bool winograd_candidate(const Graph& graph, const Node& n);
 
 // The blocked activation tag of this CPU: aBcd16b with AVX-512, aBcd8b otherwise.
 dnnl::memory::format_tag blocked_activation_tag();

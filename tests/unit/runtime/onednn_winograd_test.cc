@@ -1,0 +1,89 @@
+// Winograd convolution on the oneDNN delegate: a region whose convs are mostly 3x3, stride 1,
+// one group, with channels in whole blocks of 16 (a resnet) is planned blocked, and those
+// convs run oneDNN's Winograd kernel with their whole fused chain (bias, relu, the residual
+// add as the sum post-op). Its transforms round differently from a direct conv, so the values
+// are checked against the reference kernels on odd spatial sizes (partial 2x2 output tiles).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "onednn_compare.h"
+#include "seeded_tensor.h"
+#include "wnn/core/builder.h"
+#include "wnn/runtime/onednn/layout_plan.h"
+
+namespace wnn::runtime {
+namespace {
+
+using testing::expect_same_as_reference;
+using testing::seeded;
+using Ints = std::vector<int64_t>;
+
+passes::Region whole_graph(const Graph& g) {
+  passes::Region r{"onednn", {}, {}, {}};
+  for (uint32_t k = 0; k < g.nodes().size(); ++k) r.nodes.push_back(k);
+  return r;
+}
+
+// A resnet basic block on `channels` channels over 9x7 pixels: conv3x3 + bias + relu,
+// conv3x3 + bias, the residual add of the input, relu; then a 1x1 conv (so the block's output
+// is not a region output) and, when `squeeze_expand`, a fire module's 1x1 squeeze and expand
+// convs around it instead of the second 3x3.
+std::shared_ptr<const Graph> basic_block(int64_t channels, bool squeeze_expand = false) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto x0 = b.input("x", {DataType::kFloat32, {1, channels, 9, 7}});
+  const Ints pad = {1, 1, 1, 1};
+  auto conv = [&](OperandId in, Shape w, uint32_t seed, bool padded) {
+    const auto filter = b.constant("w" + std::to_string(seed), seeded(w, seed));
+    const auto bias = b.constant("b" + std::to_string(seed), seeded({w[0]}, seed + 100));
+    return padded ? b.add1(OpKind::kConv2d, {in, filter}, {{"padding", pad}, {"bias", bias}})
+                  : b.add1(OpKind::kConv2d, {in, filter}, {{"bias", bias}});
+  };
+  // x computed in the region, so the residual's memory is the region's own.
+  const auto x = b.add1(OpKind::kRelu, {conv(x0, {channels, channels, 3, 3}, 1, true)});
+  const auto a = b.add1(OpKind::kRelu, {conv(x, {channels, channels, 3, 3}, 2, true)});
+  const auto c = squeeze_expand
+                     ? conv(conv(a, {4, channels, 1, 1}, 3, false), {channels, 4, 1, 1}, 4, false)
+                     : conv(a, {channels, channels, 3, 3}, 3, true);
+  const auto y = b.add1(OpKind::kRelu, {b.add1(OpKind::kAdd, {c, x})});
+  b.output(b.add1(OpKind::kConv2d, {y, b.constant("w9", seeded({5, channels, 1, 1}, 9))}, {}, "y"));
+  return g;
+}
+
+TEST(OnednnWinograd, PlanBlocksRegionsOfWinogradReady3x3Convs) {
+  using onednn::ConvLayout;
+  auto plan = [](const std::shared_ptr<const Graph>& g) {
+    return onednn::plan_conv_layout(*g, whole_graph(*g), "");
+  };
+  // 3 of 4 convs are 3x3 on 32 channels.
+  EXPECT_EQ(plan(basic_block(32)), ConvLayout::kBlocked);
+  // 24 channels are not whole blocks of 16: no Winograd kernel, left to the primitive.
+  EXPECT_EQ(plan(basic_block(24)), ConvLayout::kPerPrimitive);
+  // 2 of 5 convs are 3x3: fewer than half.
+  EXPECT_EQ(plan(basic_block(32, true)), ConvLayout::kPerPrimitive);
+}
+
+TEST(OnednnWinograd, BasicBlockRunsWinogradAndMatchesReference) {
+  const auto g = basic_block(32);
+  const Tensor x = seeded({1, 32, 9, 7}, 11);
+  const std::vector<NamedView> in = {{"x", x.view()}};
+  expect_same_as_reference(g, in);
+  Session s(g, {"onednn", 1, true, false});
+  s.set_profiling(true);
+  s.run(in);
+  int winograd = 0;
+  for (const auto& row : s.profile()) {
+    if (row.kernel.find("wino") != std::string::npos) {
+      ++winograd;
+      EXPECT_TRUE(row.label.rfind("conv2d+relu", 0) == 0 ||
+                  row.label.rfind("conv2d+add+relu", 0) == 0)
+          << row.label;
+    }
+  }
+  // All three 3x3 convs, the last with its residual add and relu fused.
+  EXPECT_EQ(winograd, 3);
+}
+
+}  // namespace
+}  // namespace wnn::runtime
