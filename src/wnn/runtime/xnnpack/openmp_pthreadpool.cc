@@ -24,7 +24,6 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
-#include <cstdlib>  // TEMP
 #include <new>
 
 #if defined(__SSE__)
@@ -130,21 +129,6 @@ void parallelize(const pthreadpool* pool, const TileSpace<N>& s, uint32_t flags,
   if (threads <= 1) {
     const DenormalsOff denormals(flags);
     visit_tiles(s, 0, s.total, visit);
-    return;
-  }
-  static const size_t dyn = getenv("WNN_PTP_DYNAMIC") ? size_t(atoi(getenv("WNN_PTP_DYNAMIC"))) : 0;
-  if (dyn) {
-    std::atomic<size_t> next{0};
-    const size_t chunk = std::max<size_t>(1, s.total / (threads * dyn));
-#pragma omp parallel num_threads(int(threads))
-    {
-      const DenormalsOff denormals(flags);
-      for (;;) {
-        const size_t b = next.fetch_add(chunk, std::memory_order_relaxed);
-        if (b >= s.total) break;
-        visit_tiles(s, b, std::min(b + chunk, s.total), visit);
-      }
-    }
     return;
   }
 #pragma omp parallel num_threads(int(threads))
