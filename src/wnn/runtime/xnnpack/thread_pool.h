@@ -15,7 +15,8 @@ namespace wnn::runtime::xnnpack {
 // holder, so every XNNPACK region of every session with one thread count holds the same one;
 // null for one thread (XNNPACK then runs on the calling thread). Runs from several application
 // threads at once stay correct: each opens its own OpenMP team (openmp_pthreadpool.cc says why
-// no mutex is needed).
+// no mutex is needed). When libXNNPACK.so.0 was loaded and bound before wnn's definitions
+// existed (the Python module imported after torch), the pool is libpthreadpool's own instead.
 std::shared_ptr<pthreadpool> shared_pool(int threads);
 
 }  // namespace wnn::runtime::xnnpack
