@@ -106,3 +106,37 @@ class SessionTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class XnnpackThreadsTest(unittest.TestCase):
+    # Debian's torch links libXNNPACK and libpthreadpool itself. Imported first, it binds
+    # XNNPACK to libpthreadpool before wnn's own pthreadpool functions (on the OpenMP team)
+    # are loaded, so wnn must hand XNNPACK that library's pool (a 2-thread session hung on
+    # wnn's). Each import order runs in a fresh interpreter, since imports happen once.
+    SCRIPT = """
+import sys
+first = sys.argv[1]
+if first == "torch":
+    import torch
+import numpy as np
+import wnn
+b = wnn.GraphBuilder()
+x = b.input("x", [1, 16, 9, 7])
+w = b.constant("w", (np.arange(16 * 16 * 9, dtype=np.float32).reshape(16, 16, 3, 3) % 7 - 3) / 8)
+b.output(b.add("conv2d", x, w, padding=[1, 1, 1, 1], name="y"))
+v = (np.arange(16 * 63, dtype=np.float32).reshape(1, 16, 9, 7) % 11 - 5) / 4
+want = wnn.Session(b).run({"x": v})["y"]
+got = wnn.Session(b, backend="xnnpack", threads=2).run({"x": v})["y"]
+np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+print("ok")
+"""
+
+    def test_two_thread_xnnpack_session_with_either_import_order(self):
+        import subprocess
+        import sys
+        for first in ("wnn", "torch"):
+            with self.subTest(first=first):
+                out = subprocess.run([sys.executable, "-c", self.SCRIPT, first],
+                                     capture_output=True, text=True, timeout=120)
+                self.assertEqual(out.returncode, 0, out.stderr)
+                self.assertEqual(out.stdout.strip(), "ok")
