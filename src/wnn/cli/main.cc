@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <new>
+#include <string_view>
 
 #include "wnn/cli/command.h"
 #include "wnn/core/error.h"
@@ -98,10 +100,34 @@ int run_main(int argc, char** argv) {
 
 namespace {
 
+// Whether the command line asks for more than one thread (`--threads N` or `--threads=N`, before
+// any `--`): only then are there OpenMP workers whose waiting matters. Every command's default is
+// one thread.
+bool asks_for_threads(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") break;
+    std::string_view value;
+    if (a == "--threads" && i + 1 < argc) {
+      value = argv[i + 1];
+    } else if (a.starts_with("--threads=")) {
+      value = a.substr(std::string_view("--threads=").size());
+    } else {
+      continue;
+    }
+    int n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec == std::errc() && end == value.data() + value.size() && n > 1) return true;
+  }
+  return false;
+}
+
 // libgomp reads how its workers wait (thread_waiting.h) once, when it loads, before main: so
-// when the user has not chosen, choose for this machine and re-execute once with the choice in
-// the environment.
-void choose_openmp_waiting(char** argv) {
+// when the user has not chosen and the command will run more than one thread, choose for this
+// machine and re-execute once with the choice in the environment. Other commands skip the
+// probe (about 1 ms of load samples and pause timing) and the re-execution.
+void choose_openmp_waiting(int argc, char** argv) {
+  if (!asks_for_threads(argc, argv)) return;
   if (!wnn::runtime::set_openmp_waiting_environment()) return;
   execv("/proc/self/exe", argv);  // returns only on failure: run on with libgomp's defaults
 }
@@ -109,6 +135,6 @@ void choose_openmp_waiting(char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  choose_openmp_waiting(argv);
+  choose_openmp_waiting(argc, argv);
   return wnn::cli::run_main(argc, argv);
 }
