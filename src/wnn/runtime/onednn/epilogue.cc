@@ -367,7 +367,7 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
   return e;
 }
 
-dnnl::memory define_epilogue_output(RegionBuilder& b, const Node& producer, const Epilogue& e,
+dnnl::memory define_epilogue_output(RegionBuilder& b, const Node& producer, Epilogue& e,
                                     const dnnl::memory::desc& dst) {
   // A residual add run as the sum post-op accumulates into dst, which must hold the residual
   // first: when nothing reads the residual after this kernel (resnet's block input, read by
@@ -378,6 +378,7 @@ dnnl::memory define_epilogue_output(RegionBuilder& b, const Node& producer, cons
   for (const auto& in : e.binary_inputs) {
     if (!in.sum || b.is_region_output(e.output) || b.held_desc(in.operand) != dst) continue;
     if (!b.overwritable(in.operand, producer_index, in.node)) continue;
+    e.residual_in_place = true;
     return b.define_output_over(e.output, b.get(in.operand, dst), dst);
   }
   return b.define_output(e.output, dst);
@@ -388,14 +389,9 @@ void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_
   for (const auto& in : e.binary_inputs) {
     if (in.sum) {
       // dst starts as the residual, converted to dst's layout in the same pass; nothing to do
-      // when dst is the residual's own memory (define_epilogue_output; memory bound per run
-      // has no handle yet, and is never written over).
+      // when dst is the residual's own memory (define_epilogue_output).
+      if (e.residual_in_place) continue;
       dnnl::memory residual = b.get(in.operand, b.held_desc(in.operand));
-      if (residual.get_data_handle() != nullptr &&
-          residual.get_data_handle() == dst_held.get_data_handle() &&
-          residual.get_desc() == dst_held.get_desc()) {
-        continue;
-      }
       b.add_step(dnnl::reorder(residual, dst_held),
                  {{DNNL_ARG_FROM, residual}, {DNNL_ARG_TO, dst_held}});
       continue;

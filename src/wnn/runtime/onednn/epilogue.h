@@ -60,6 +60,9 @@ struct Epilogue {
   // bytes, read transposed); empty when it is row-major.
   dnnl::memory::desc output_desc;
   std::vector<BinaryInput> binary_inputs;
+  // The kernel writes over its sum residual's own memory (define_epilogue_output decided it),
+  // so bind_epilogue adds no copy of the residual.
+  bool residual_in_place = false;
 };
 // `base` carries the producer's own post-ops (gemm's c) and scales; the chain's follow them.
 // `full_size_as`, when given, maps a full-size operand's row-major desc to the layout it is read
@@ -75,7 +78,7 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
 // The memory `producer`'s fused kernel writes `e.output` to, in layout `dst`: over its sum
 // residual's own bytes when nothing reads them later (see define_epilogue_output in
 // epilogue.cc), else new memory.
-dnnl::memory define_epilogue_output(RegionBuilder& b, const Node& producer, const Epilogue& e,
+dnnl::memory define_epilogue_output(RegionBuilder& b, const Node& producer, Epilogue& e,
                                     const dnnl::memory::desc& dst);
 void bind_epilogue(RegionBuilder& b, const Epilogue& e, const dnnl::memory& dst_held,
                    std::unordered_map<int, dnnl::memory>& args);
