@@ -104,6 +104,7 @@ RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::eng
       node_threads_(threads_),
       caller_threads_(omp_get_max_threads()) {
   for (const auto& [conv, cs] : channel_scales_) fused_[cs.mul] = true;
+  for (size_t k = 0; k < region_.nodes.size(); ++k) position_[region_.nodes[k]] = k;
 }
 
 const ChannelScale* RegionBuilder::channel_scale(uint32_t conv) const {
@@ -234,9 +235,7 @@ bool RegionBuilder::overwritable(OperandId id, uint32_t producer, uint32_t last_
   if (is_constant(id) || is_region_output(id) || views_.count(id.index)) return false;
   const auto it = held_.find(id.index);
   if (it == held_.end() || is_external(it->second)) return false;
-  const auto position = [&](uint32_t node) {
-    return std::find(region_.nodes.begin(), region_.nodes.end(), node) - region_.nodes.begin();
-  };
+  const auto position = [&](uint32_t node) { return position_.at(node); };
   const auto producer_at = position(producer);
   const auto start = reinterpret_cast<uintptr_t>(it->second.get_data_handle());
   const auto end = start + it->second.get_desc().get_size();

@@ -138,6 +138,7 @@ class RegionBuilder {
   EpilogueCandidates epilogues_;
   std::vector<bool> fused_;
   ChannelScales channel_scales_;
+  std::unordered_map<uint32_t, size_t> position_;  // node index -> its place in the region
   int64_t current_node_ = -1;
   ConvLayout conv_layout_;
   int threads_;
