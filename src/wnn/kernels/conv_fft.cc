@@ -1,0 +1,326 @@
+// Overlap-save FFT convolution of long 1-D filters. The padded input of each channel is cut into
+// blocks of B = L - K + 1 outputs, each block's L inputs go through a real FFT, every frequency
+// bin multiplies the [in x blocks] spectra by the group's [out x in] filter spectrum (a complex
+// GEMM, split real/imaginary so it vectorises over output channels), and an inverse FFT of each
+// output block gives B outputs with no wrap-around. WebNN's conv is a correlation, so the
+// filter spectrum is conjugated; the 1/L of FFTW's unnormalised inverse is folded into it.
+#include "wnn/kernels/conv_fft.h"
+
+#include <fftw3.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "wnn/core/error.h"
+#include "wnn/core/ops/conv.h"
+#include "wnn/kernels/float_values.h"
+#include "wnn/kernels/kernel_threads.h"
+#include "wnn/kernels/simd_float32.h"
+
+namespace wnn::kernels {
+
+namespace {
+
+bool fast_fft_size(int64_t n) {
+  for (int64_t p : {2, 3, 5}) {
+    while (n % p == 0) n /= p;
+  }
+  return n == 1;
+}
+
+int64_t next_fast_fft_size(int64_t n) {
+  while (!fast_fft_size(n)) ++n;
+  return n;
+}
+
+// FFT length L, outputs per block and the number of blocks covering `out_len` outputs. L ~ 2K
+// keeps the filter spectra (L / 2 + 1 bins per filter) near twice the filter's size while a
+// block still yields about K outputs; a short input takes one block of its padded length.
+struct Blocking {
+  int64_t length, block, blocks, bins;
+};
+
+Blocking blocking(int64_t taps, int64_t out_len) {
+  const int64_t padded = out_len + taps - 1;
+  const int64_t length = std::min(next_fast_fft_size(2 * taps), next_fast_fft_size(padded));
+  const int64_t block = length - taps + 1;
+  return {length, block, (out_len + block - 1) / block, length / 2 + 1};
+}
+
+// The conv seen as 1-D: element strides of (batch, channel, position) in the input and output
+// and of (output channel, input channel, tap) in the filter.
+struct Conv1d {
+  int64_t batch, groups, in_per_group, out_per_group, in_len, out_len, taps, pad_begin;
+  int64_t x_n, x_c, x_t, w_o, w_i, w_t, y_n, y_c, y_t;
+};
+
+Conv1d conv1d_of(const KernelArgs& args) {
+  const Attributes& a = args.attrs();
+  const std::string layout = a.get_enum("inputLayout"), filter_layout = a.get_enum("filterLayout");
+  const std::span<const int64_t> xs = args.input("input").shape;
+  const std::span<const int64_t> ws = args.input("filter").shape;
+  const std::span<const int64_t> ys = args.output().shape;
+  const auto in = conv_input_geometry(xs, layout);
+  const auto f = conv_filter_geometry(ws, filter_layout);
+  const auto out = conv_input_geometry(ys, layout);
+  const bool along_w = f.height == 1 && in.height == 1;
+  const char t = along_w ? 'w' : 'h';
+  const auto xl = layout_strides(xs, layout), wl = layout_strides(ws, filter_layout),
+             yl = layout_strides(ys, layout);
+  const int64_t groups = a.get_int("groups");
+  return {in.batch,
+          groups,
+          f.input_channels,
+          f.output_channels / groups,
+          along_w ? in.width : in.height,
+          along_w ? out.width : out.height,
+          along_w ? f.width : f.height,
+          a.get_ints("padding")[along_w ? 2 : 0],
+          xl.stride_of('n'),
+          xl.stride_of('c'),
+          xl.stride_of(t),
+          wl.stride_of('o'),
+          wl.stride_of('i'),
+          wl.stride_of(t),
+          yl.stride_of('n'),
+          yl.stride_of('c'),
+          yl.stride_of(t)};
+}
+
+// FFTW buffers: executing a plan on other arrays needs the alignment fftwf_malloc gives.
+struct FftwFree {
+  void operator()(void* p) const { fftwf_free(p); }
+};
+using RealBuffer = std::unique_ptr<float, FftwFree>;
+using ComplexBuffer = std::unique_ptr<fftwf_complex, FftwFree>;
+RealBuffer real_buffer(int64_t n) {
+  return RealBuffer(static_cast<float*>(fftwf_malloc(sizeof(float) * size_t(n))));
+}
+ComplexBuffer complex_buffer(int64_t n) {
+  return ComplexBuffer(
+      static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * size_t(n))));
+}
+
+struct Plans {
+  fftwf_plan forward, inverse;
+};
+
+// Planning is not thread-safe; executing a plan is. Plans live for the process.
+const Plans& plans_for(int64_t length) {
+  static std::mutex mutex;
+  static std::map<int64_t, Plans> plans;
+  std::lock_guard lock(mutex);
+  auto it = plans.find(length);
+  if (it == plans.end()) {
+    RealBuffer r = real_buffer(length);
+    ComplexBuffer c = complex_buffer(length / 2 + 1);
+    const Plans p{fftwf_plan_dft_r2c_1d(int(length), r.get(), c.get(), FFTW_ESTIMATE),
+                  fftwf_plan_dft_c2r_1d(int(length), c.get(), r.get(), FFTW_ESTIMATE)};
+    check_internal(p.forward != nullptr && p.inverse != nullptr, "FFTW planned no length {}",
+                   length);
+    it = plans.emplace(length, p).first;
+  }
+  return it->second;
+}
+
+// Conjugated, 1/L-scaled filter spectra, [group][bin][in][out] split into real and imaginary.
+struct FilterSpectra {
+  std::vector<float> re, im;
+};
+
+// The spectra of a filter, computed once per filter: transforming every (out, in) pair costs
+// as much as the conv itself, while a session's constant filter stays at one address. The key
+// adds a sample of the values, so a new filter reusing a freed one's memory is recomputed.
+using SpectraKey = std::tuple<const float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                              int64_t, int64_t, uint64_t>;
+
+uint64_t sample_fingerprint(const float* w, int64_t count) {
+  uint64_t h = 1469598103934665603ull;
+  const int64_t step = std::max<int64_t>(1, count / 4096);
+  for (int64_t k = 0; k < count; k += step) {
+    h = (h ^ std::bit_cast<uint32_t>(w[k])) * 1099511628211ull;
+  }
+  return (h ^ std::bit_cast<uint32_t>(w[count - 1])) * 1099511628211ull;
+}
+
+FilterSpectra compute_spectra(const Conv1d& c, const float* w, const Blocking& b, int threads) {
+  const int64_t ig = c.in_per_group, og = c.out_per_group, pairs = c.groups * og * ig;
+  FilterSpectra s{std::vector<float>(size_t(pairs * b.bins)),
+                  std::vector<float>(size_t(pairs * b.bins))};
+  const Plans& plans = plans_for(b.length);
+  const float scale = 1.0f / float(b.length);
+#pragma omp parallel num_threads(threads)
+  {
+    RealBuffer r = real_buffer(b.length);
+    ComplexBuffer f = complex_buffer(b.bins);
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < pairs; ++p) {
+      const int64_t o = p / ig, i = p % ig, g = o / og;
+      std::fill(r.get(), r.get() + b.length, 0.0f);
+      for (int64_t k = 0; k < c.taps; ++k)
+        r.get()[k] = w[o * c.w_o + i * c.w_i + k * c.w_t] * scale;
+      fftwf_execute_dft_r2c(plans.forward, r.get(), f.get());
+      for (int64_t bin = 0; bin < b.bins; ++bin) {
+        const size_t at = size_t(((g * b.bins + bin) * ig + i) * og + o % og);
+        s.re[at] = f.get()[bin][0];
+        s.im[at] = -f.get()[bin][1];
+      }
+    }
+  }
+  return s;
+}
+
+std::shared_ptr<const FilterSpectra> filter_spectra(const Conv1d& c, const float* w,
+                                                    const Blocking& b, int threads) {
+  // Spectra kept at most: a few large models' worth, dropped together when exceeded.
+  constexpr size_t kMaxCachedFloats = size_t(1) << 28;
+  static std::mutex mutex;
+  static std::map<SpectraKey, std::shared_ptr<const FilterSpectra>> cache;
+  static size_t cached_floats = 0;
+  const int64_t count = c.groups * c.out_per_group * c.in_per_group * c.taps;
+  const SpectraKey key{
+      w,     c.groups, c.out_per_group, c.in_per_group, c.taps,
+      c.w_o, c.w_i,    c.w_t,           b.length,       sample_fingerprint(w, count)};
+  std::lock_guard lock(mutex);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  auto s = std::make_shared<const FilterSpectra>(compute_spectra(c, w, b, threads));
+  if (cached_floats + 2 * s->re.size() > kMaxCachedFloats) {
+    cache.clear();
+    cached_floats = 0;
+  }
+  cache.emplace(key, s);
+  cached_floats += 2 * s->re.size();
+  return s;
+}
+
+// y[bin][blk][o] = sum_i w[bin][i][o] * x[bin][blk][i] over complex numbers in split form.
+WNN_SIMD_CLONES void multiply_spectra(const float* __restrict wr, const float* __restrict wi,
+                                      const float* __restrict xr, const float* __restrict xi,
+                                      float* __restrict yr, float* __restrict yi, int64_t bins,
+                                      int64_t blocks, int64_t ig, int64_t og) {
+  for (int64_t bin = 0; bin < bins; ++bin) {
+    const float* wrb = wr + bin * ig * og;
+    const float* wib = wi + bin * ig * og;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      const int64_t row = bin * blocks + blk;
+      float* yrr = yr + row * og;
+      float* yir = yi + row * og;
+      for (int64_t i = 0; i < ig; ++i) {
+        const float a = xr[row * ig + i], bq = xi[row * ig + i];
+        const float* wri = wrb + i * og;
+        const float* wii = wib + i * og;
+        for (int64_t o = 0; o < og; ++o) {
+          yrr[o] += wri[o] * a - wii[o] * bq;
+          yir[o] += wri[o] * bq + wii[o] * a;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int64_t fft_conv_taps(const FftConvShape& s) {
+  if (s.dtype != DataType::kFloat32 || s.input.size() != 4 || s.filter.size() != 4) return 0;
+  if (s.strides != IntList{1, 1} || s.dilations != IntList{1, 1}) return 0;
+  const auto in = conv_input_geometry(s.input, s.input_layout);
+  const auto f = conv_filter_geometry(s.filter, s.filter_layout);
+  int64_t taps = 0;
+  if (f.height == 1 && in.height == 1 && s.padding[0] == 0 && s.padding[1] == 0) {
+    taps = f.width;
+  } else if (f.width == 1 && in.width == 1 && s.padding[2] == 0 && s.padding[3] == 0) {
+    taps = f.height;
+  }
+  return taps >= kFftConvMinTaps ? taps : 0;
+}
+
+int64_t fft_conv_taps(const Graph& graph, const Node& node) {
+  if (node.op() != OpKind::kConv2d) return 0;
+  const Attributes& a = node.attrs;
+  const OperandId input = *a.get_operand("input"), filter = *a.get_operand("filter");
+  return fft_conv_taps({graph.desc(input).dtype, graph.desc(input).shape, graph.desc(filter).shape,
+                        a.get_enum("inputLayout"), a.get_enum("filterLayout"),
+                        a.get_ints("padding"), a.get_ints("strides"), a.get_ints("dilations")});
+}
+
+int64_t fft_conv_taps(const KernelArgs& args) {
+  const Attributes& a = args.attrs();
+  const ConstTensorView& input = args.input("input");
+  return fft_conv_taps({input.dtype, input.shape, args.input("filter").shape,
+                        a.get_enum("inputLayout"), a.get_enum("filterLayout"),
+                        a.get_ints("padding"), a.get_ints("strides"), a.get_ints("dilations")});
+}
+
+std::string fft_conv_reason(int64_t taps) {
+  return fmt::format(
+      "a long 1-D filter ({} taps): the FFT convolution of the reference kernels is faster", taps);
+}
+
+void conv2d_fft(const KernelArgs& args) {
+  const Conv1d c = conv1d_of(args);
+  const Blocking b = blocking(c.taps, c.out_len);
+  const float* x = args.input("input").as<float>();
+  const float* w = args.input("filter").as<float>();
+  const ConstTensorView* bias_view = args.optional_input("bias");
+  const float* bias = bias_view ? bias_view->as<float>() : nullptr;
+  float* y = args.output().as<float>();
+  const int64_t tasks = c.batch * c.groups, ig = c.in_per_group, og = c.out_per_group;
+  const int threads = int(std::clamp<int64_t>(kernel_thread_budget(), 1, tasks));
+  const auto spectra = filter_spectra(c, w, b, kernel_thread_budget());
+  const Plans& plans = plans_for(b.length);
+  const int64_t rows = b.bins * b.blocks;
+#pragma omp parallel num_threads(threads)
+  {
+    RealBuffer r = real_buffer(b.length);
+    ComplexBuffer f = complex_buffer(b.bins);
+    std::vector<float> xr(size_t(rows * ig)), xi(xr.size()), yr(size_t(rows * og)), yi(yr.size());
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t task = 0; task < tasks; ++task) {
+      const int64_t n = task / c.groups, g = task % c.groups;
+      for (int64_t i = 0; i < ig; ++i) {
+        const float* xc = x + n * c.x_n + (g * ig + i) * c.x_c;
+        for (int64_t blk = 0; blk < b.blocks; ++blk) {
+          // Block blk's first input is padded position blk * B, input position start.
+          const int64_t start = blk * b.block - c.pad_begin;
+          for (int64_t j = 0; j < b.length; ++j) {
+            const int64_t t = start + j;
+            r.get()[j] = t >= 0 && t < c.in_len ? xc[t * c.x_t] : 0.0f;
+          }
+          fftwf_execute_dft_r2c(plans.forward, r.get(), f.get());
+          for (int64_t bin = 0; bin < b.bins; ++bin) {
+            xr[size_t((bin * b.blocks + blk) * ig + i)] = f.get()[bin][0];
+            xi[size_t((bin * b.blocks + blk) * ig + i)] = f.get()[bin][1];
+          }
+        }
+      }
+      std::fill(yr.begin(), yr.end(), 0.0f);
+      std::fill(yi.begin(), yi.end(), 0.0f);
+      const size_t group_at = size_t(g * b.bins * ig * og);
+      multiply_spectra(spectra->re.data() + group_at, spectra->im.data() + group_at, xr.data(),
+                       xi.data(), yr.data(), yi.data(), b.bins, b.blocks, ig, og);
+      for (int64_t o = 0; o < og; ++o) {
+        const int64_t oc = g * og + o;
+        const float add = bias ? bias[oc] : 0.0f;
+        float* yc = y + n * c.y_n + oc * c.y_c;
+        for (int64_t blk = 0; blk < b.blocks; ++blk) {
+          for (int64_t bin = 0; bin < b.bins; ++bin) {
+            f.get()[bin][0] = yr[size_t((bin * b.blocks + blk) * og + o)];
+            f.get()[bin][1] = yi[size_t((bin * b.blocks + blk) * og + o)];
+          }
+          fftwf_execute_dft_c2r(plans.inverse, f.get(), r.get());
+          const int64_t first = blk * b.block, count = std::min(b.block, c.out_len - first);
+          for (int64_t j = 0; j < count; ++j) yc[(first + j) * c.y_t] = r.get()[j] + add;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace wnn::kernels
