@@ -54,6 +54,9 @@ Blocking blocking(int64_t taps, int64_t out_len) {
   return {length, block, (out_len + block - 1) / block, length / 2 + 1};
 }
 
+// Output channels padded to whole vectors in the spectra and products.
+int64_t padded_outputs(int64_t og) { return (og + simd::kLanes - 1) / simd::kLanes * simd::kLanes; }
+
 // The conv seen as 1-D: element strides of (batch, channel, position) in the input and output
 // and of (output channel, input channel, tap) in the filter.
 struct Conv1d {
@@ -152,8 +155,8 @@ uint64_t sample_fingerprint(const float* w, int64_t count) {
 
 FilterSpectra compute_spectra(const Conv1d& c, const float* w, const Blocking& b, int threads) {
   const int64_t ig = c.in_per_group, og = c.out_per_group, pairs = c.groups * og * ig;
-  FilterSpectra s{std::vector<float>(size_t(pairs * b.bins)),
-                  std::vector<float>(size_t(pairs * b.bins))};
+  const size_t size = size_t(c.groups * b.bins * ig * padded_outputs(og));
+  FilterSpectra s{std::vector<float>(size), std::vector<float>(size)};
   const Plans& plans = plans_for(b.length);
   const float scale = 1.0f / float(b.length);
 #pragma omp parallel num_threads(threads)
@@ -168,7 +171,7 @@ FilterSpectra compute_spectra(const Conv1d& c, const float* w, const Blocking& b
         r.get()[k] = w[o * c.w_o + i * c.w_i + k * c.w_t] * scale;
       fftwf_execute_dft_r2c(plans.forward, r.get(), f.get());
       for (int64_t bin = 0; bin < b.bins; ++bin) {
-        const size_t at = size_t(((g * b.bins + bin) * ig + i) * og + o % og);
+        const size_t at = size_t(((g * b.bins + bin) * ig + i) * padded_outputs(og) + o % og);
         s.re[at] = f.get()[bin][0];
         s.im[at] = -f.get()[bin][1];
       }
@@ -200,26 +203,57 @@ std::shared_ptr<const FilterSpectra> filter_spectra(const Conv1d& c, const float
   return s;
 }
 
-// y[bin][blk][o] = sum_i w[bin][i][o] * x[bin][blk][i] over complex numbers in split form.
-WNN_SIMD_CLONES void multiply_spectra(const float* __restrict wr, const float* __restrict wi,
-                                      const float* __restrict xr, const float* __restrict xi,
-                                      float* __restrict yr, float* __restrict yi, int64_t bins,
-                                      int64_t blocks, int64_t ig, int64_t og) {
+// y[b][o] = sum_i w[i][o] * x[b][i] for NB blocks of one bin, complex in split form: a vector of
+// output channels at a time, its NB accumulators held in registers over all input channels.
+template <int NB>
+WNN_SIMD_INLINE void bin_product(const float* wr, const float* wi, const float* xr, const float* xi,
+                                 float* yr, float* yi, int64_t ig, int64_t ogp) {
+  using simd::F32x16;
+  for (int64_t o = 0; o < ogp; o += simd::kLanes) {
+    F32x16 ar[NB], ai[NB];
+    for (int b = 0; b < NB; ++b) ar[b] = ai[b] = F32x16{};
+    for (int64_t i = 0; i < ig; ++i) {
+      const F32x16 cr = simd::load(wr + i * ogp + o), ci = simd::load(wi + i * ogp + o);
+      for (int b = 0; b < NB; ++b) {
+        const F32x16 pr = simd::splat(xr[b * ig + i]), pi = simd::splat(xi[b * ig + i]);
+        ar[b] += cr * pr - ci * pi;
+        ai[b] += cr * pi + ci * pr;
+      }
+    }
+    for (int b = 0; b < NB; ++b) {
+      simd::store(yr + b * ogp + o, ar[b]);
+      simd::store(yi + b * ogp + o, ai[b]);
+    }
+  }
+}
+
+// Every bin's product: w is [bin][in][ogp], x [bin][block][in], y [bin][block][ogp].
+WNN_SIMD_CLONES void multiply_spectra(const float* wr, const float* wi, const float* xr,
+                                      const float* xi, float* yr, float* yi, int64_t bins,
+                                      int64_t blocks, int64_t ig, int64_t ogp) {
   for (int64_t bin = 0; bin < bins; ++bin) {
-    const float* wrb = wr + bin * ig * og;
-    const float* wib = wi + bin * ig * og;
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-      const int64_t row = bin * blocks + blk;
-      float* yrr = yr + row * og;
-      float* yir = yi + row * og;
-      for (int64_t i = 0; i < ig; ++i) {
-        const float a = xr[row * ig + i], bq = xi[row * ig + i];
-        const float* wri = wrb + i * og;
-        const float* wii = wib + i * og;
-        for (int64_t o = 0; o < og; ++o) {
-          yrr[o] += wri[o] * a - wii[o] * bq;
-          yir[o] += wri[o] * bq + wii[o] * a;
-        }
+    const float* wrb = wr + bin * ig * ogp;
+    const float* wib = wi + bin * ig * ogp;
+    for (int64_t blk = 0; blk < blocks;) {
+      const int64_t x_at = (bin * blocks + blk) * ig, y_at = (bin * blocks + blk) * ogp;
+      const float *pxr = xr + x_at, *pxi = xi + x_at;
+      float *pyr = yr + y_at, *pyi = yi + y_at;
+      switch (std::min<int64_t>(blocks - blk, 4)) {
+        case 4:
+          bin_product<4>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp);
+          blk += 4;
+          break;
+        case 3:
+          bin_product<3>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp);
+          blk += 3;
+          break;
+        case 2:
+          bin_product<2>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp);
+          blk += 2;
+          break;
+        default:
+          bin_product<1>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp);
+          blk += 1;
       }
     }
   }
@@ -272,6 +306,7 @@ void conv2d_fft(const KernelArgs& args) {
   const float* bias = bias_view ? bias_view->as<float>() : nullptr;
   float* y = args.output().as<float>();
   const int64_t tasks = c.batch * c.groups, ig = c.in_per_group, og = c.out_per_group;
+  const int64_t ogp = padded_outputs(og);
   const int threads = int(std::clamp<int64_t>(kernel_thread_budget(), 1, tasks));
   const auto spectra = filter_spectra(c, w, b, kernel_thread_budget());
   const Plans& plans = plans_for(b.length);
@@ -280,7 +315,7 @@ void conv2d_fft(const KernelArgs& args) {
   {
     RealBuffer r = real_buffer(b.length);
     ComplexBuffer f = complex_buffer(b.bins);
-    std::vector<float> xr(size_t(rows * ig)), xi(xr.size()), yr(size_t(rows * og)), yi(yr.size());
+    std::vector<float> xr(size_t(rows * ig)), xi(xr.size()), yr(size_t(rows * ogp)), yi(yr.size());
 #pragma omp for schedule(dynamic, 1)
     for (int64_t task = 0; task < tasks; ++task) {
       const int64_t n = task / c.groups, g = task % c.groups;
@@ -289,10 +324,12 @@ void conv2d_fft(const KernelArgs& args) {
         for (int64_t blk = 0; blk < b.blocks; ++blk) {
           // Block blk's first input is padded position blk * B, input position start.
           const int64_t start = blk * b.block - c.pad_begin;
-          for (int64_t j = 0; j < b.length; ++j) {
-            const int64_t t = start + j;
-            r.get()[j] = t >= 0 && t < c.in_len ? xc[t * c.x_t] : 0.0f;
-          }
+          const int64_t j0 = std::clamp<int64_t>(-start, 0, b.length);
+          const int64_t j1 = std::clamp<int64_t>(c.in_len - start, j0, b.length);
+          float* row = r.get();
+          std::fill(row, row + j0, 0.0f);
+          for (int64_t j = j0; j < j1; ++j) row[j] = xc[(start + j) * c.x_t];
+          std::fill(row + j1, row + b.length, 0.0f);
           fftwf_execute_dft_r2c(plans.forward, r.get(), f.get());
           for (int64_t bin = 0; bin < b.bins; ++bin) {
             xr[size_t((bin * b.blocks + blk) * ig + i)] = f.get()[bin][0];
@@ -300,19 +337,17 @@ void conv2d_fft(const KernelArgs& args) {
           }
         }
       }
-      std::fill(yr.begin(), yr.end(), 0.0f);
-      std::fill(yi.begin(), yi.end(), 0.0f);
-      const size_t group_at = size_t(g * b.bins * ig * og);
+      const size_t group_at = size_t(g * b.bins * ig * ogp);
       multiply_spectra(spectra->re.data() + group_at, spectra->im.data() + group_at, xr.data(),
-                       xi.data(), yr.data(), yi.data(), b.bins, b.blocks, ig, og);
+                       xi.data(), yr.data(), yi.data(), b.bins, b.blocks, ig, ogp);
       for (int64_t o = 0; o < og; ++o) {
         const int64_t oc = g * og + o;
         const float add = bias ? bias[oc] : 0.0f;
         float* yc = y + n * c.y_n + oc * c.y_c;
         for (int64_t blk = 0; blk < b.blocks; ++blk) {
           for (int64_t bin = 0; bin < b.bins; ++bin) {
-            f.get()[bin][0] = yr[size_t((bin * b.blocks + blk) * og + o)];
-            f.get()[bin][1] = yi[size_t((bin * b.blocks + blk) * og + o)];
+            f.get()[bin][0] = yr[size_t((bin * b.blocks + blk) * ogp + o)];
+            f.get()[bin][1] = yi[size_t((bin * b.blocks + blk) * ogp + o)];
           }
           fftwf_execute_dft_c2r(plans.inverse, f.get(), r.get());
           const int64_t first = blk * b.block, count = std::min(b.block, c.out_len - first);
