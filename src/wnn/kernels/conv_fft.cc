@@ -165,7 +165,8 @@ FilterSpectra compute_spectra(const Conv1d& c, const float* w, const Blocking& b
     ComplexBuffer f = complex_buffer(b.bins);
 #pragma omp for schedule(static)
     for (int64_t p = 0; p < pairs; ++p) {
-      const int64_t o = p / ig, i = p % ig, g = o / og;
+      // Output channel fastest: consecutive pairs write neighbouring spectrum entries.
+      const int64_t g = p / (ig * og), i = p / og % ig, o = g * og + p % og;
       std::fill(r.get(), r.get() + b.length, 0.0f);
       for (int64_t k = 0; k < c.taps; ++k)
         r.get()[k] = w[o * c.w_o + i * c.w_i + k * c.w_t] * scale;
