@@ -204,13 +204,14 @@ std::shared_ptr<const FilterSpectra> filter_spectra(const Conv1d& c, const float
   return s;
 }
 
-// y[b][o] = sum_i w[i][o] * x[b][i] for NB blocks of one bin, complex in split form: a vector of
-// output channels at a time, its NB accumulators held in registers over all input channels.
+// y[b][o] = sum_i w[i][o] * x[b][i] for NB blocks of one bin and `width` output channels (rows
+// of w `ogp` apart, of y `width` apart), complex in split form: a vector of output channels at a
+// time, its NB accumulators held in registers over all input channels.
 template <int NB>
 WNN_SIMD_INLINE void bin_product(const float* wr, const float* wi, const float* xr, const float* xi,
-                                 float* yr, float* yi, int64_t ig, int64_t ogp) {
+                                 float* yr, float* yi, int64_t ig, int64_t ogp, int64_t width) {
   using simd::F32x16;
-  for (int64_t o = 0; o < ogp; o += simd::kLanes) {
+  for (int64_t o = 0; o < width; o += simd::kLanes) {
     F32x16 ar[NB], ai[NB];
     for (int b = 0; b < NB; ++b) ar[b] = ai[b] = F32x16{};
     for (int64_t i = 0; i < ig; ++i) {
@@ -222,38 +223,39 @@ WNN_SIMD_INLINE void bin_product(const float* wr, const float* wi, const float* 
       }
     }
     for (int b = 0; b < NB; ++b) {
-      simd::store(yr + b * ogp + o, ar[b]);
-      simd::store(yi + b * ogp + o, ai[b]);
+      simd::store(yr + b * width + o, ar[b]);
+      simd::store(yi + b * width + o, ai[b]);
     }
   }
 }
 
-// Every bin's product: w is [bin][in][ogp], x [bin][block][in], y [bin][block][ogp].
+// Every bin's product for `width` output channels: w is [bin][in][ogp] (from the first of those
+// channels), x [bin][block][in], y [bin][block][width].
 WNN_SIMD_CLONES void multiply_spectra(const float* wr, const float* wi, const float* xr,
                                       const float* xi, float* yr, float* yi, int64_t bins,
-                                      int64_t blocks, int64_t ig, int64_t ogp) {
+                                      int64_t blocks, int64_t ig, int64_t ogp, int64_t width) {
   for (int64_t bin = 0; bin < bins; ++bin) {
     const float* wrb = wr + bin * ig * ogp;
     const float* wib = wi + bin * ig * ogp;
     for (int64_t blk = 0; blk < blocks;) {
-      const int64_t x_at = (bin * blocks + blk) * ig, y_at = (bin * blocks + blk) * ogp;
+      const int64_t x_at = (bin * blocks + blk) * ig, y_at = (bin * blocks + blk) * width;
       const float *pxr = xr + x_at, *pxi = xi + x_at;
       float *pyr = yr + y_at, *pyi = yi + y_at;
       switch (std::min<int64_t>(blocks - blk, 4)) {
         case 4:
-          bin_product<4>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp);
+          bin_product<4>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp, width);
           blk += 4;
           break;
         case 3:
-          bin_product<3>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp);
+          bin_product<3>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp, width);
           blk += 3;
           break;
         case 2:
-          bin_product<2>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp);
+          bin_product<2>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp, width);
           blk += 2;
           break;
         default:
-          bin_product<1>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp);
+          bin_product<1>(wrb, wib, pxr, pxi, pyr, pyi, ig, ogp, width);
           blk += 1;
       }
     }
@@ -273,6 +275,10 @@ int64_t fft_conv_taps(const FftConvShape& s) {
   } else if (f.width == 1 && in.width == 1 && s.padding[2] == 0 && s.padding[3] == 0) {
     taps = f.height;
   }
+  // Depthwise and thinly grouped convs stay direct: their products are too small for the
+  // transforms to pay off (measured: docs/delegates.md).
+  const int64_t in_per_group = f.input_channels, out_per_group = f.output_channels / s.groups;
+  if (in_per_group < kFftConvMinChannels || out_per_group < kFftConvMinChannels) return 0;
   return taps >= kFftConvMinTaps ? taps : 0;
 }
 
@@ -281,14 +287,14 @@ int64_t fft_conv_taps(const Graph& graph, const Node& node) {
   const Attributes& a = node.attrs;
   const OperandId input = *a.get_operand("input"), filter = *a.get_operand("filter");
   return fft_conv_taps({graph.desc(input).dtype, graph.desc(input).shape, graph.desc(filter).shape,
-                        a.get_enum("inputLayout"), a.get_enum("filterLayout"),
+                        a.get_int("groups"), a.get_enum("inputLayout"), a.get_enum("filterLayout"),
                         a.get_ints("padding"), a.get_ints("strides"), a.get_ints("dilations")});
 }
 
 int64_t fft_conv_taps(const KernelArgs& args) {
   const Attributes& a = args.attrs();
   const ConstTensorView& input = args.input("input");
-  return fft_conv_taps({input.dtype, input.shape, args.input("filter").shape,
+  return fft_conv_taps({input.dtype, input.shape, args.input("filter").shape, a.get_int("groups"),
                         a.get_enum("inputLayout"), a.get_enum("filterLayout"),
                         a.get_ints("padding"), a.get_ints("strides"), a.get_ints("dilations")});
 }
@@ -298,61 +304,121 @@ std::string fft_conv_reason(int64_t taps) {
       "a long 1-D filter ({} taps): the FFT convolution of the reference kernels is faster", taps);
 }
 
+namespace {
+
+// What one thread needs: FFTW-aligned rows and the product spectra of one output chunk.
+struct Scratch {
+  RealBuffer r;
+  ComplexBuffer f;
+  std::vector<float> yr, yi;
+};
+
+struct FftConvRun {
+  Conv1d c;
+  Blocking b;
+  const float *x, *bias;
+  float* y;
+  const FilterSpectra* spectra;
+  const Plans* plans;
+  int64_t ogp, width;  // padded outputs per group, output channels per chunk
+
+  Scratch scratch() const {
+    const size_t size = size_t(b.bins * b.blocks * width);
+    return {real_buffer(b.length), complex_buffer(b.bins), std::vector<float>(size),
+            std::vector<float>(size)};
+  }
+
+  // Input channel i of (n, g) into the group's input spectra xr/xi, [bin][block][in].
+  void forward(int64_t n, int64_t g, int64_t i, float* xr, float* xi, Scratch& s) const {
+    const int64_t ig = c.in_per_group;
+    const float* xc = x + n * c.x_n + (g * ig + i) * c.x_c;
+    float* row = s.r.get();
+    for (int64_t blk = 0; blk < b.blocks; ++blk) {
+      // Block blk's first input is padded position blk * B, input position start.
+      const int64_t start = blk * b.block - c.pad_begin;
+      const int64_t j0 = std::clamp<int64_t>(-start, 0, b.length);
+      const int64_t j1 = std::clamp<int64_t>(c.in_len - start, j0, b.length);
+      std::fill(row, row + j0, 0.0f);
+      for (int64_t j = j0; j < j1; ++j) row[j] = xc[(start + j) * c.x_t];
+      std::fill(row + j1, row + b.length, 0.0f);
+      fftwf_execute_dft_r2c(plans->forward, row, s.f.get());
+      for (int64_t bin = 0; bin < b.bins; ++bin) {
+        xr[(bin * b.blocks + blk) * ig + i] = s.f.get()[bin][0];
+        xi[(bin * b.blocks + blk) * ig + i] = s.f.get()[bin][1];
+      }
+    }
+  }
+
+  // Output channels from o0 (one chunk) of (n, g), from the group's input spectra.
+  void outputs(int64_t n, int64_t g, int64_t o0, const float* xr, const float* xi,
+               Scratch& s) const {
+    const int64_t ig = c.in_per_group, og = c.out_per_group, cw = std::min(width, ogp - o0);
+    const size_t w_at = size_t(g * b.bins * ig * ogp + o0);
+    multiply_spectra(spectra->re.data() + w_at, spectra->im.data() + w_at, xr, xi, s.yr.data(),
+                     s.yi.data(), b.bins, b.blocks, ig, ogp, cw);
+    for (int64_t o = o0; o < std::min(o0 + cw, og); ++o) {
+      const int64_t oc = g * og + o;
+      const float add = bias ? bias[oc] : 0.0f;
+      float* yc = y + n * c.y_n + oc * c.y_c;
+      for (int64_t blk = 0; blk < b.blocks; ++blk) {
+        for (int64_t bin = 0; bin < b.bins; ++bin) {
+          s.f.get()[bin][0] = s.yr[size_t((bin * b.blocks + blk) * cw + o - o0)];
+          s.f.get()[bin][1] = s.yi[size_t((bin * b.blocks + blk) * cw + o - o0)];
+        }
+        fftwf_execute_dft_c2r(plans->inverse, s.f.get(), s.r.get());
+        const int64_t first = blk * b.block, count = std::min(b.block, c.out_len - first);
+        for (int64_t j = 0; j < count; ++j) yc[(first + j) * c.y_t] = s.r.get()[j] + add;
+      }
+    }
+  }
+};
+
+}  // namespace
+
 void conv2d_fft(const KernelArgs& args) {
   const Conv1d c = conv1d_of(args);
   const Blocking b = blocking(c.taps, c.out_len);
-  const float* x = args.input("input").as<float>();
-  const float* w = args.input("filter").as<float>();
-  const ConstTensorView* bias_view = args.optional_input("bias");
-  const float* bias = bias_view ? bias_view->as<float>() : nullptr;
-  float* y = args.output().as<float>();
-  const int64_t tasks = c.batch * c.groups, ig = c.in_per_group, og = c.out_per_group;
-  const int64_t ogp = padded_outputs(og);
-  const int threads = int(std::clamp<int64_t>(kernel_thread_budget(), 1, tasks));
-  const auto spectra = filter_spectra(c, w, b, kernel_thread_budget());
-  const Plans& plans = plans_for(b.length);
-  const int64_t rows = b.bins * b.blocks;
+  const ConstTensorView* bias = args.optional_input("bias");
+  const int64_t budget = kernel_thread_budget(), pairs = c.batch * c.groups;
+  const int64_t ig = c.in_per_group, ogp = padded_outputs(c.out_per_group);
+  // With (batch, group) pairs for every thread, each thread takes whole pairs and keeps their
+  // input spectra in its own cache; with fewer, the threads share each pair's input transforms,
+  // then its output chunks (small enough that a one-group conv still splits).
+  const bool whole_pairs = budget == 1 || pairs >= 2 * budget;
+  const int64_t width = whole_pairs ? ogp : std::min<int64_t>(ogp, 2 * simd::kLanes);
+  const int64_t chunks = (ogp + width - 1) / width;
+  const int threads = int(std::clamp<int64_t>(budget, 1, whole_pairs ? pairs : ig * chunks));
+  const auto spectra = filter_spectra(c, args.input("filter").as<float>(), b, int(budget));
+  const FftConvRun run{c,
+                       b,
+                       args.input("input").as<float>(),
+                       bias ? bias->as<float>() : nullptr,
+                       args.output().as<float>(),
+                       spectra.get(),
+                       &plans_for(b.length),
+                       ogp,
+                       width};
+  const size_t spectra_size = size_t(b.bins * b.blocks * ig);
+  std::vector<float> shared_r(whole_pairs ? 0 : spectra_size), shared_i(shared_r.size());
 #pragma omp parallel num_threads(threads)
   {
-    RealBuffer r = real_buffer(b.length);
-    ComplexBuffer f = complex_buffer(b.bins);
-    std::vector<float> xr(size_t(rows * ig)), xi(xr.size()), yr(size_t(rows * ogp)), yi(yr.size());
+    Scratch s = run.scratch();
+    if (whole_pairs) {
+      std::vector<float> xr(spectra_size), xi(spectra_size);
 #pragma omp for schedule(dynamic, 1)
-    for (int64_t task = 0; task < tasks; ++task) {
-      const int64_t n = task / c.groups, g = task % c.groups;
-      for (int64_t i = 0; i < ig; ++i) {
-        const float* xc = x + n * c.x_n + (g * ig + i) * c.x_c;
-        for (int64_t blk = 0; blk < b.blocks; ++blk) {
-          // Block blk's first input is padded position blk * B, input position start.
-          const int64_t start = blk * b.block - c.pad_begin;
-          const int64_t j0 = std::clamp<int64_t>(-start, 0, b.length);
-          const int64_t j1 = std::clamp<int64_t>(c.in_len - start, j0, b.length);
-          float* row = r.get();
-          std::fill(row, row + j0, 0.0f);
-          for (int64_t j = j0; j < j1; ++j) row[j] = xc[(start + j) * c.x_t];
-          std::fill(row + j1, row + b.length, 0.0f);
-          fftwf_execute_dft_r2c(plans.forward, r.get(), f.get());
-          for (int64_t bin = 0; bin < b.bins; ++bin) {
-            xr[size_t((bin * b.blocks + blk) * ig + i)] = f.get()[bin][0];
-            xi[size_t((bin * b.blocks + blk) * ig + i)] = f.get()[bin][1];
-          }
-        }
+      for (int64_t pair = 0; pair < pairs; ++pair) {
+        const int64_t n = pair / c.groups, g = pair % c.groups;
+        for (int64_t i = 0; i < ig; ++i) run.forward(n, g, i, xr.data(), xi.data(), s);
+        for (int64_t k = 0; k < chunks; ++k) run.outputs(n, g, k * width, xr.data(), xi.data(), s);
       }
-      const size_t group_at = size_t(g * b.bins * ig * ogp);
-      multiply_spectra(spectra->re.data() + group_at, spectra->im.data() + group_at, xr.data(),
-                       xi.data(), yr.data(), yi.data(), b.bins, b.blocks, ig, ogp);
-      for (int64_t o = 0; o < og; ++o) {
-        const int64_t oc = g * og + o;
-        const float add = bias ? bias[oc] : 0.0f;
-        float* yc = y + n * c.y_n + oc * c.y_c;
-        for (int64_t blk = 0; blk < b.blocks; ++blk) {
-          for (int64_t bin = 0; bin < b.bins; ++bin) {
-            f.get()[bin][0] = yr[size_t((bin * b.blocks + blk) * ogp + o)];
-            f.get()[bin][1] = yi[size_t((bin * b.blocks + blk) * ogp + o)];
-          }
-          fftwf_execute_dft_c2r(plans.inverse, f.get(), r.get());
-          const int64_t first = blk * b.block, count = std::min(b.block, c.out_len - first);
-          for (int64_t j = 0; j < count; ++j) yc[(first + j) * c.y_t] = r.get()[j] + add;
+    } else {
+      for (int64_t pair = 0; pair < pairs; ++pair) {
+        const int64_t n = pair / c.groups, g = pair % c.groups;
+#pragma omp for schedule(static)
+        for (int64_t i = 0; i < ig; ++i) run.forward(n, g, i, shared_r.data(), shared_i.data(), s);
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t k = 0; k < chunks; ++k) {
+          run.outputs(n, g, k * width, shared_r.data(), shared_i.data(), s);
         }
       }
     }

@@ -15,20 +15,23 @@
 
 namespace wnn::kernels {
 
-// Filters shorter than this always run the direct conv (measured: docs/delegates.md).
+// Filters shorter than this, or groups with fewer input or output channels, always run the
+// direct conv (measured: docs/delegates.md).
 inline constexpr int64_t kFftConvMinTaps = 32;
+inline constexpr int64_t kFftConvMinChannels = 16;
 
 // The operand shapes and options fft_conv_applies() looks at.
 struct FftConvShape {
   DataType dtype;
   std::span<const int64_t> input, filter;
+  int64_t groups;
   std::string input_layout, filter_layout;
   IntList padding, strides, dilations;
 };
 
 // The filter's taps along its long dimension when the conv is float32, stride 1, dilation 1,
-// 1-D (one spatial dim 1 on both input and filter, unpadded) and long enough for the FFT to win;
-// else 0.
+// 1-D (one spatial dim 1 on both input and filter, unpadded), long enough and with groups of
+// enough channels for the FFT to win; else 0.
 int64_t fft_conv_taps(const FftConvShape& s);
 // fft_conv_taps() of a conv2d node (0 for any other op), and of a conv2d kernel call.
 int64_t fft_conv_taps(const Graph& graph, const Node& node);

@@ -102,10 +102,13 @@ TEST(ConvFft, MatchesDirectConvolution) {
       {1, 8, 6, 2, 100, 32, 16, 16, "nchw", "oihw", true, true, 1},
       // nhwc, hwio, batch 2, asymmetric padding, no bias, 2 threads.
       {2, 6, 9, 3, 77, 33, 5, 20, "nhwc", "hwio", true, false, 2},
-      // Along H (W = 1), ohwi, zero padding, one group.
-      {1, 5, 4, 1, 90, 40, 0, 0, "nchw", "ohwi", false, true, 1},
+      // Along H (W = 1), ohwi, zero padding, one group, shared by 2 threads.
+      {1, 5, 4, 1, 90, 40, 0, 0, "nchw", "ohwi", false, true, 2},
       // Along H, nhwc, ihwo, a single block of odd length (L = 45), depthwise, batch 2.
       {2, 4, 4, 4, 30, 40, 5, 6, "nhwc", "ihwo", false, true, 2},
+      // One group of 40 outputs, batch 2, 2 threads sharing each image: product tasks of 32 and
+      // of 8 (padded to 16) output channels.
+      {2, 24, 40, 1, 120, 36, 17, 18, "nchw", "ohwi", true, true, 2},
       // The wav2vec2 positional conv's shape, scaled down in channels: K = 128, padding 64.
       {1, 32, 32, 4, 199, 128, 64, 64, "nchw", "oihw", true, true, 2},
   };
@@ -119,40 +122,50 @@ TEST(ConvFft, MatchesDirectConvolution) {
 }
 
 TEST(ConvFft, ReferenceConv2dTakesTheFftPathAndMatches) {
-  // Through the conv family kernel: the same answer as the definition either way.
-  check_case({1, 4, 4, 2, 64, 48, 3, 1, "nchw", "oihw", true, true, 1}, conv);
+  // Through the conv family kernel, on groups of 16 channels. The test values are multiples of
+  // 1/4, so the direct kernel (double accumulation) is exact here and only the FFT path rounds:
+  // a nonzero error shows that path ran.
+  EXPECT_GT(check_case({1, 32, 32, 2, 64, 48, 3, 1, "nchw", "oihw", true, true, 1}, conv), 0.0);
+  // Groups of 8 input channels stay on the direct kernel.
+  EXPECT_EQ(check_case({1, 16, 32, 2, 64, 48, 3, 1, "nchw", "oihw", true, true, 1}, conv), 0.0);
 }
 
 // A one-conv graph for the predicate.
 bool applies(DataType dtype, Shape input, Shape filter, IntList padding = {0, 0, 0, 0},
-             IntList strides = {1, 1}, IntList dilations = {1, 1}) {
+             IntList strides = {1, 1}, IntList dilations = {1, 1}, int64_t groups = 1) {
   Graph g;
   GraphBuilder b(g);
   const auto x = b.input("x", {dtype, input});
   const auto w = b.input("w", {dtype, filter});
-  b.add1(OpKind::kConv2d, {x, w},
-         {{"padding", padding}, {"strides", strides}, {"dilations", dilations}});
+  b.add1(
+      OpKind::kConv2d, {x, w},
+      {{"padding", padding}, {"strides", strides}, {"dilations", dilations}, {"groups", groups}});
   return fft_conv_applies(g, g.nodes().back());
 }
 
 TEST(ConvFft, AppliesOnlyToLongUnitStrideFloat32OneDimensionalFilters) {
-  EXPECT_TRUE(applies(DataType::kFloat32, {1, 8, 1, 200}, {8, 8, 1, 128}, {0, 0, 64, 64}));
-  EXPECT_TRUE(applies(DataType::kFloat32, {1, 8, 200, 1}, {8, 8, 32, 1}));
+  const IntList none = {0, 0, 0, 0}, one = {1, 1};
+  EXPECT_TRUE(
+      applies(DataType::kFloat32, {1, 64, 1, 200}, {64, 16, 1, 128}, {0, 0, 64, 64}, one, one, 4));
+  EXPECT_TRUE(applies(DataType::kFloat32, {1, 16, 200, 1}, {16, 16, 32, 1}));
   EXPECT_EQ(fft_conv_reason(128),
             "a long 1-D filter (128 taps): the FFT convolution of the reference kernels is "
             "faster");
   // Short filters, including the usual 1x3 / 3x1.
-  EXPECT_FALSE(applies(DataType::kFloat32, {1, 8, 1, 200}, {8, 8, 1, 31}));
-  EXPECT_FALSE(applies(DataType::kFloat32, {1, 8, 1, 200}, {8, 8, 1, 3}));
-  EXPECT_FALSE(applies(DataType::kFloat32, {1, 8, 200, 1}, {8, 8, 3, 1}));
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 16, 1, 200}, {16, 16, 1, 31}));
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 16, 1, 200}, {16, 16, 1, 3}));
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 16, 200, 1}, {16, 16, 3, 1}));
   // Stride 2, dilation 2, float16.
-  EXPECT_FALSE(applies(DataType::kFloat32, {1, 8, 1, 200}, {8, 8, 1, 64}, {0, 0, 0, 0}, {1, 2}));
-  EXPECT_FALSE(
-      applies(DataType::kFloat32, {1, 8, 1, 200}, {8, 8, 1, 64}, {0, 0, 0, 0}, {1, 1}, {1, 2}));
-  EXPECT_FALSE(applies(DataType::kFloat16, {1, 8, 1, 200}, {8, 8, 1, 64}));
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 16, 1, 200}, {16, 16, 1, 64}, none, {1, 2}));
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 16, 1, 200}, {16, 16, 1, 64}, none, one, {1, 2}));
+  EXPECT_FALSE(applies(DataType::kFloat16, {1, 16, 1, 200}, {16, 16, 1, 64}));
   // Not 1-D: a 2-D input under a 1-row filter, or padding along the unit dimension.
-  EXPECT_FALSE(applies(DataType::kFloat32, {1, 8, 2, 200}, {8, 8, 1, 64}));
-  EXPECT_FALSE(applies(DataType::kFloat32, {1, 8, 1, 200}, {8, 8, 1, 64}, {1, 0, 0, 0}));
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 16, 2, 200}, {16, 16, 1, 64}));
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 16, 1, 200}, {16, 16, 1, 64}, {1, 0, 0, 0}));
+  // Depthwise, and groups of fewer than 16 input or output channels.
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 64, 1, 200}, {64, 1, 1, 128}, none, one, one, 64));
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 8, 1, 200}, {16, 8, 1, 128}));
+  EXPECT_FALSE(applies(DataType::kFloat32, {1, 64, 1, 200}, {32, 16, 1, 128}, none, one, one, 4));
 }
 
 }  // namespace

@@ -15,9 +15,9 @@ namespace {
 
 using testing::seeded;
 
-constexpr int64_t kChannels = 16, kGroups = 4, kLength = 90, kTaps = 64, kPad = 32;
+constexpr int64_t kChannels = 64, kGroups = 2, kLength = 90, kTaps = 96, kPad = 48;
 
-// A grouped conv along W with a 64-tap filter and bias, then a relu a delegate takes.
+// A grouped conv along W with a 96-tap filter and bias, then a relu a delegate takes.
 struct LongConv {
   Tensor w = seeded({kChannels, kChannels / kGroups, 1, kTaps}, 21);
   Tensor bias = seeded({kChannels}, 22);
@@ -46,7 +46,7 @@ TEST(FftConvPartition, LongFilterStaysOnReferenceWithEachDelegatesReason) {
     for (size_t n = 0; n < nodes.size(); ++n) {
       if (nodes[n].op() != OpKind::kConv2d) continue;
       EXPECT_EQ(plan.partition.region_of[n], -1);
-      EXPECT_NE(plan.partition.ref_reason[n].find("a long 1-D filter (64 taps): the FFT "
+      EXPECT_NE(plan.partition.ref_reason[n].find("a long 1-D filter (96 taps): the FFT "
                                                   "convolution of the reference kernels is faster"),
                 std::string::npos)
           << plan.partition.ref_reason[n];
