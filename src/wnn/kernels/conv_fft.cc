@@ -154,8 +154,13 @@ uint64_t sample_fingerprint(const float* w, int64_t count) {
 }
 
 FilterSpectra compute_spectra(const Conv1d& c, const float* w, const Blocking& b, int threads) {
-  const int64_t ig = c.in_per_group, og = c.out_per_group, pairs = c.groups * og * ig;
-  const size_t size = size_t(c.groups * b.bins * ig * padded_outputs(og));
+  const int64_t ig = c.in_per_group, og = c.out_per_group, ogp = padded_outputs(og);
+  // Tiles of one vector of output channels for one input channel: their spectra are written as
+  // runs of kLanes floats (one output channel at a time would write one float every
+  // ig * ogp floats, all in one cache set).
+  constexpr int64_t kTile = simd::kLanes;
+  const int64_t tiles_per_row = ogp / kTile, tiles = c.groups * ig * tiles_per_row;
+  const size_t size = size_t(c.groups * b.bins * ig * ogp);
   FilterSpectra s{std::vector<float>(size), std::vector<float>(size)};
   const Plans& plans = plans_for(b.length);
   const float scale = 1.0f / float(b.length);
@@ -163,18 +168,27 @@ FilterSpectra compute_spectra(const Conv1d& c, const float* w, const Blocking& b
   {
     RealBuffer r = real_buffer(b.length);
     ComplexBuffer f = complex_buffer(b.bins);
+    std::vector<float> tile_re(size_t(b.bins * kTile)), tile_im(tile_re.size());
 #pragma omp for schedule(static)
-    for (int64_t p = 0; p < pairs; ++p) {
-      // Output channel fastest: consecutive pairs write neighbouring spectrum entries.
-      const int64_t g = p / (ig * og), i = p / og % ig, o = g * og + p % og;
-      std::fill(r.get(), r.get() + b.length, 0.0f);
-      for (int64_t k = 0; k < c.taps; ++k)
-        r.get()[k] = w[o * c.w_o + i * c.w_i + k * c.w_t] * scale;
-      fftwf_execute_dft_r2c(plans.forward, r.get(), f.get());
+    for (int64_t t = 0; t < tiles; ++t) {
+      const int64_t g = t / (ig * tiles_per_row), i = t / tiles_per_row % ig;
+      const int64_t o0 = t % tiles_per_row * kTile;
+      std::fill(tile_re.begin(), tile_re.end(), 0.0f);  // padding channels stay zero
+      std::fill(tile_im.begin(), tile_im.end(), 0.0f);
+      for (int64_t o = o0; o < std::min(o0 + kTile, og); ++o) {
+        std::fill(r.get(), r.get() + b.length, 0.0f);
+        const float* wo = w + (g * og + o) * c.w_o + i * c.w_i;
+        for (int64_t k = 0; k < c.taps; ++k) r.get()[k] = wo[k * c.w_t] * scale;
+        fftwf_execute_dft_r2c(plans.forward, r.get(), f.get());
+        for (int64_t bin = 0; bin < b.bins; ++bin) {
+          tile_re[size_t(bin * kTile + o - o0)] = f.get()[bin][0];
+          tile_im[size_t(bin * kTile + o - o0)] = -f.get()[bin][1];
+        }
+      }
       for (int64_t bin = 0; bin < b.bins; ++bin) {
-        const size_t at = size_t(((g * b.bins + bin) * ig + i) * padded_outputs(og) + o % og);
-        s.re[at] = f.get()[bin][0];
-        s.im[at] = -f.get()[bin][1];
+        const size_t at = size_t(((g * b.bins + bin) * ig + i) * ogp + o0);
+        std::copy_n(&tile_re[size_t(bin * kTile)], kTile, &s.re[at]);
+        std::copy_n(&tile_im[size_t(bin * kTile)], kTile, &s.im[at]);
       }
     }
   }
