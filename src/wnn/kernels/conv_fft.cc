@@ -321,10 +321,16 @@ std::string fft_conv_reason(int64_t taps) {
 namespace {
 
 // What one thread needs: FFTW-aligned rows and the product spectra of one output chunk.
+// Input channels transformed together: their spectra are written as runs of this many floats
+// (one channel at a time would write one float every ig floats).
+constexpr int64_t kInputTile = 16;
+
+// What one thread needs: FFTW-aligned rows, one input tile's spectra and the product spectra of
+// one output chunk.
 struct Scratch {
   RealBuffer r;
   ComplexBuffer f;
-  std::vector<float> yr, yi;
+  std::vector<float> tr, ti, yr, yi;
 };
 
 struct FftConvRun {
@@ -337,29 +343,37 @@ struct FftConvRun {
   int64_t ogp, width;  // padded outputs per group, output channels per chunk
 
   Scratch scratch() const {
-    const size_t size = size_t(b.bins * b.blocks * width);
-    return {real_buffer(b.length), complex_buffer(b.bins), std::vector<float>(size),
-            std::vector<float>(size)};
+    const size_t tile = size_t(b.bins * b.blocks * kInputTile),
+                 size = size_t(b.bins * b.blocks * width);
+    return {real_buffer(b.length),    complex_buffer(b.bins),   std::vector<float>(tile),
+            std::vector<float>(tile), std::vector<float>(size), std::vector<float>(size)};
   }
 
-  // Input channel i of (n, g) into the group's input spectra xr/xi, [bin][block][in].
-  void forward(int64_t n, int64_t g, int64_t i, float* xr, float* xi, Scratch& s) const {
-    const int64_t ig = c.in_per_group;
-    const float* xc = x + n * c.x_n + (g * ig + i) * c.x_c;
+  // Input channels [i0, i0 + kInputTile) of (n, g) into the group's input spectra xr/xi,
+  // [bin][block][in].
+  void forward(int64_t n, int64_t g, int64_t i0, float* xr, float* xi, Scratch& s) const {
+    const int64_t ig = c.in_per_group, count = std::min(kInputTile, ig - i0);
     float* row = s.r.get();
-    for (int64_t blk = 0; blk < b.blocks; ++blk) {
-      // Block blk's first input is padded position blk * B, input position start.
-      const int64_t start = blk * b.block - c.pad_begin;
-      const int64_t j0 = std::clamp<int64_t>(-start, 0, b.length);
-      const int64_t j1 = std::clamp<int64_t>(c.in_len - start, j0, b.length);
-      std::fill(row, row + j0, 0.0f);
-      for (int64_t j = j0; j < j1; ++j) row[j] = xc[(start + j) * c.x_t];
-      std::fill(row + j1, row + b.length, 0.0f);
-      fftwf_execute_dft_r2c(plans->forward, row, s.f.get());
-      for (int64_t bin = 0; bin < b.bins; ++bin) {
-        xr[(bin * b.blocks + blk) * ig + i] = s.f.get()[bin][0];
-        xi[(bin * b.blocks + blk) * ig + i] = s.f.get()[bin][1];
+    for (int64_t t = 0; t < count; ++t) {
+      const float* xc = x + n * c.x_n + (g * ig + i0 + t) * c.x_c;
+      for (int64_t blk = 0; blk < b.blocks; ++blk) {
+        // Block blk's first input is padded position blk * B, input position start.
+        const int64_t start = blk * b.block - c.pad_begin;
+        const int64_t j0 = std::clamp<int64_t>(-start, 0, b.length);
+        const int64_t j1 = std::clamp<int64_t>(c.in_len - start, j0, b.length);
+        std::fill(row, row + j0, 0.0f);
+        for (int64_t j = j0; j < j1; ++j) row[j] = xc[(start + j) * c.x_t];
+        std::fill(row + j1, row + b.length, 0.0f);
+        fftwf_execute_dft_r2c(plans->forward, row, s.f.get());
+        for (int64_t bin = 0; bin < b.bins; ++bin) {
+          s.tr[size_t((bin * b.blocks + blk) * kInputTile + t)] = s.f.get()[bin][0];
+          s.ti[size_t((bin * b.blocks + blk) * kInputTile + t)] = s.f.get()[bin][1];
+        }
       }
+    }
+    for (int64_t k = 0; k < b.bins * b.blocks; ++k) {
+      std::copy_n(&s.tr[size_t(k * kInputTile)], count, xr + k * ig + i0);
+      std::copy_n(&s.ti[size_t(k * kInputTile)], count, xi + k * ig + i0);
     }
   }
 
@@ -401,7 +415,9 @@ void conv2d_fft(const KernelArgs& args) {
   const bool whole_pairs = budget == 1 || pairs >= 2 * budget;
   const int64_t width = whole_pairs ? ogp : std::min<int64_t>(ogp, 2 * simd::kLanes);
   const int64_t chunks = (ogp + width - 1) / width;
-  const int threads = int(std::clamp<int64_t>(budget, 1, whole_pairs ? pairs : ig * chunks));
+  const int64_t in_tiles = (ig + kInputTile - 1) / kInputTile;
+  const int threads =
+      int(std::clamp<int64_t>(budget, 1, whole_pairs ? pairs : std::max(in_tiles, chunks)));
   const auto spectra = filter_spectra(c, args.input("filter").as<float>(), b, int(budget));
   const FftConvRun run{c,
                        b,
@@ -422,14 +438,18 @@ void conv2d_fft(const KernelArgs& args) {
 #pragma omp for schedule(dynamic, 1)
       for (int64_t pair = 0; pair < pairs; ++pair) {
         const int64_t n = pair / c.groups, g = pair % c.groups;
-        for (int64_t i = 0; i < ig; ++i) run.forward(n, g, i, xr.data(), xi.data(), s);
+        for (int64_t i0 = 0; i0 < ig; i0 += kInputTile) {
+          run.forward(n, g, i0, xr.data(), xi.data(), s);
+        }
         for (int64_t k = 0; k < chunks; ++k) run.outputs(n, g, k * width, xr.data(), xi.data(), s);
       }
     } else {
       for (int64_t pair = 0; pair < pairs; ++pair) {
         const int64_t n = pair / c.groups, g = pair % c.groups;
 #pragma omp for schedule(static)
-        for (int64_t i = 0; i < ig; ++i) run.forward(n, g, i, shared_r.data(), shared_i.data(), s);
+        for (int64_t i0 = 0; i0 < ig; i0 += kInputTile) {
+          run.forward(n, g, i0, shared_r.data(), shared_i.data(), s);
+        }
 #pragma omp for schedule(dynamic, 1)
         for (int64_t k = 0; k < chunks; ++k) {
           run.outputs(n, g, k * width, shared_r.data(), shared_i.data(), s);
