@@ -6,7 +6,6 @@
 // filter spectrum is conjugated; the 1/L of FFTW's unnormalised inverse is folded into it.
 #include "wnn/kernels/conv_fft.h"
 
-#include <fftw3.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/core/ops/conv.h"
+#include "wnn/kernels/fftw_real.h"
 #include "wnn/kernels/float_values.h"
 #include "wnn/kernels/kernel_threads.h"
 #include "wnn/kernels/simd_float32.h"
@@ -27,18 +27,6 @@
 namespace wnn::kernels {
 
 namespace {
-
-bool fast_fft_size(int64_t n) {
-  for (int64_t p : {2, 3, 5}) {
-    while (n % p == 0) n /= p;
-  }
-  return n == 1;
-}
-
-int64_t next_fast_fft_size(int64_t n) {
-  while (!fast_fft_size(n)) ++n;
-  return n;
-}
 
 // FFT length L, outputs per block and the number of blocks covering `out_len` outputs. L ~ 2K
 // keeps the filter spectra (L / 2 + 1 bins per filter) near twice the filter's size while a
@@ -97,42 +85,6 @@ Conv1d conv1d_of(const KernelArgs& args) {
           yl.stride_of(t)};
 }
 
-// FFTW buffers: executing a plan on other arrays needs the alignment fftwf_malloc gives.
-struct FftwFree {
-  void operator()(void* p) const { fftwf_free(p); }
-};
-using RealBuffer = std::unique_ptr<float, FftwFree>;
-using ComplexBuffer = std::unique_ptr<fftwf_complex, FftwFree>;
-RealBuffer real_buffer(int64_t n) {
-  return RealBuffer(static_cast<float*>(fftwf_malloc(sizeof(float) * size_t(n))));
-}
-ComplexBuffer complex_buffer(int64_t n) {
-  return ComplexBuffer(
-      static_cast<fftwf_complex*>(fftwf_malloc(sizeof(fftwf_complex) * size_t(n))));
-}
-
-struct Plans {
-  fftwf_plan forward, inverse;
-};
-
-// Planning is not thread-safe; executing a plan is. Plans live for the process.
-const Plans& plans_for(int64_t length) {
-  static std::mutex mutex;
-  static std::map<int64_t, Plans> plans;
-  std::lock_guard lock(mutex);
-  auto it = plans.find(length);
-  if (it == plans.end()) {
-    RealBuffer r = real_buffer(length);
-    ComplexBuffer c = complex_buffer(length / 2 + 1);
-    const Plans p{fftwf_plan_dft_r2c_1d(int(length), r.get(), c.get(), FFTW_ESTIMATE),
-                  fftwf_plan_dft_c2r_1d(int(length), c.get(), r.get(), FFTW_ESTIMATE)};
-    check_internal(p.forward != nullptr && p.inverse != nullptr, "FFTW planned no length {}",
-                   length);
-    it = plans.emplace(length, p).first;
-  }
-  return it->second;
-}
-
 // Conjugated, 1/L-scaled filter spectra, [group][bin][in][out] split into real and imaginary.
 struct FilterSpectra {
   std::vector<float> re, im;
@@ -162,7 +114,7 @@ FilterSpectra compute_spectra(const Conv1d& c, const float* w, const Blocking& b
   const int64_t tiles_per_row = ogp / kTile, tiles = c.groups * ig * tiles_per_row;
   const size_t size = size_t(c.groups * b.bins * ig * ogp);
   FilterSpectra s{std::vector<float>(size), std::vector<float>(size)};
-  const Plans& plans = plans_for(b.length);
+  const RealFftPlans& plans = real_fft_plans(b.length);
   const float scale = 1.0f / float(b.length);
 #pragma omp parallel num_threads(threads)
   {
@@ -339,7 +291,7 @@ struct FftConvRun {
   const float *x, *bias;
   float* y;
   const FilterSpectra* spectra;
-  const Plans* plans;
+  const RealFftPlans* plans;
   int64_t ogp, width;  // padded outputs per group, output channels per chunk
 
   Scratch scratch() const {
@@ -425,7 +377,7 @@ void conv2d_fft(const KernelArgs& args) {
                        bias ? bias->as<float>() : nullptr,
                        args.output().as<float>(),
                        spectra.get(),
-                       &plans_for(b.length),
+                       &real_fft_plans(b.length),
                        ogp,
                        width};
   const size_t spectra_size = size_t(b.bins * b.blocks * ig);
