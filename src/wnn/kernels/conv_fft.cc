@@ -357,6 +357,7 @@ struct FftConvRun {
 
 void conv2d_fft(const KernelArgs& args) {
   const Conv1d c = conv1d_of(args);
+  if (c.batch == 0) return;
   const Blocking b = blocking(c.taps, c.out_len);
   const ConstTensorView* bias = args.optional_input("bias");
   const int64_t budget = kernel_thread_budget(), pairs = c.batch * c.groups;
