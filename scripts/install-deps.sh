@@ -9,7 +9,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(
   build-essential cmake ninja-build pkg-config git clang-format
   libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-  libdnnl-dev libxnnpack-dev libpthreadpool-dev
+  libdnnl-dev libxnnpack-dev libpthreadpool-dev libfftw3-dev
   libcurl4-openssl-dev libssl-dev
   clang-14 libclang-rt-14-dev
   python3 python3-numpy python3-dev python3-pip python3-setuptools python3-wheel pybind11-dev python3-torch python3-torchvision python3-onnx

@@ -6,6 +6,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/core/ops/conv.h"
+#include "wnn/kernels/conv_fft.h"
 #include "wnn/kernels/float_values.h"
 #include "wnn/kernels/kernel.h"
 
@@ -66,6 +67,7 @@ ConvOperands read_operands(const KernelArgs& args, bool transposed) {
 }
 
 void conv2d(const KernelArgs& args) {
+  if (fft_conv_taps(args) > 0) return conv2d_fft(args);
   const ConvOperands c = read_operands(args, false);
   const auto& [o, in, og, f, out_dims, x, w, bias] = c;
   const TensorView& out = args.output();

@@ -1,6 +1,8 @@
 // Reference kernels: pure functions over tensor views, one file per operator family.
 // Constant folding, import-time constant evaluation and the runtime all call these.
 // They are straightforward loops, written to be obviously correct; speed comes from delegates.
+// One exception: conv2d with a long 1-D filter runs an FFT convolution (conv_fft.h), faster
+// than any delegate's direct kernel, so the delegates leave those convs here.
 #pragma once
 
 #include <span>

@@ -8,7 +8,9 @@
 
 #include "wnn/core/error.h"
 #include "wnn/kernels/kernel.h"
+#include "wnn/kernels/kernel_threads.h"
 #include "wnn/runtime/delegate.h"
+#include "wnn/runtime/onednn/kernel_threads.h"
 
 namespace wnn::runtime {
 
@@ -21,6 +23,7 @@ struct Session::Arena {
 
 struct Session::Step {
   int64_t node = -1;  // a node on the reference kernels, or
+  int node_threads = 1;  // threads the node's kernel may use (kernels/kernel_threads.h)
   std::unique_ptr<CompiledRegion> region;
   int64_t region_index = -1;
 };
@@ -114,6 +117,10 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
     if (u < int64_t(num_nodes)) {
       step.node = u;
       const Node& n = graph_->nodes()[size_t(u)];
+      // Granted like a oneDNN kernel's team: only work worth the hand-off to the workers.
+      step.node_threads = onednn::kernel_threads(
+          onednn::estimated_us(node_flops(*graph_, n), onednn::node_bytes(*graph_, n)),
+          options_.threads);
       io.push_back({n.inputs, n.outputs});
     } else {
       const passes::Region& r = part.regions[size_t(u) - num_nodes];
@@ -277,6 +284,7 @@ std::vector<NamedTensor> Session::run(std::span<const NamedView> inputs) const {
       const auto& d = operands[out.index].desc;
       outs.push_back({d.dtype, d.shape, const_cast<std::byte*>(data[out.index])});
     }
+    const kernels::ScopedKernelThreads threads(step.node_threads);
     kernels::run_node(node, ins, outs);
     if (profiling_) {
       step_ms[profile_offset_[i]] +=
