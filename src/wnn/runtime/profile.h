@@ -15,11 +15,11 @@ namespace wnn::runtime {
 double node_flops(const Graph& graph, const Node& node);
 
 struct ProfileRow {
-  std::string label;   // "conv2d+relu 'x'", "reorder in conv2d 'y'"
-  std::string where;   // "ref", or the delegate and region ("onednn#3")
-  std::string op;      // the op name of the computed node ("reorder" for conversions)
-  double flops = 0;    // per run, including fused nodes' (elementwise count as 0)
-  std::string kernel;  // the library's implementation, when it names one ("brgconv:avx512_core")
+  std::string label;        // "conv2d+relu 'x'", "reorder in conv2d 'y'"
+  std::string where;        // "ref", or the delegate and region ("onednn#3")
+  std::string op;           // the op name of the computed node ("reorder" for conversions)
+  double flops = 0;         // per run, including fused nodes' (elementwise count as 0)
+  std::string kernel = {};  // the library's implementation, if it names one ("brgconv:avx512_core")
   double total_ms = 0;
   int64_t runs = 0;
 };
