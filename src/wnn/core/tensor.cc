@@ -6,15 +6,26 @@
 #include <cstring>
 #include <new>
 
+#include <sys/mman.h>
+
 #include "wnn/core/error.h"
 #include "wnn/core/half.h"
 
 namespace wnn {
 
 Buffer Buffer::allocate(size_t bytes) {
+  // Buffers of a huge page or more (prepacked weights, arenas) start on a 2 MB boundary and ask
+  // for transparent huge pages (Linux's default THP mode is madvise): streaming vit_b_16's
+  // 330 MB of weights through 4 KB pages cost it 4-6% in TLB misses. Their size is not rounded
+  // up, so the partial last huge page stays in small pages.
+  constexpr size_t kHugePage = size_t(2) << 20;
+  const bool huge = bytes >= kHugePage;
   const size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = rounded == 0 ? nullptr : std::aligned_alloc(64, rounded);
-  if (rounded != 0 && p == nullptr) throw std::bad_alloc();
+  void* p = nullptr;
+  if (rounded != 0 && posix_memalign(&p, huge ? kHugePage : 64, rounded) != 0) {
+    throw std::bad_alloc();
+  }
+  if (huge) madvise(p, rounded / kHugePage * kHugePage, MADV_HUGEPAGE);  // advice only
   if (p != nullptr) std::memset(p, 0, rounded);
   Buffer b;
   b.owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
