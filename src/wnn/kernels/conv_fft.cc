@@ -21,7 +21,7 @@
 #include "wnn/core/ops/conv.h"
 #include "wnn/kernels/fftw_real.h"
 #include "wnn/kernels/float_values.h"
-#include "wnn/kernels/kernel_threads.h"
+#include "wnn/kernels/kernel_context.h"
 #include "wnn/kernels/simd_float32.h"
 
 namespace wnn::kernels {
@@ -90,9 +90,11 @@ struct FilterSpectra {
   std::vector<float> re, im;
 };
 
-// The spectra of a filter, computed once per filter: transforming every (out, in) pair costs
-// as much as the conv itself, while a session's constant filter stays at one address. The key
-// adds a sample of the values, so a new filter reusing a freed one's memory is recomputed.
+// The spectra of a filter, computed once per constant filter: transforming every (out, in) pair
+// costs as much as the conv itself, while a session's constant filter stays at one address. A
+// filter that is not a graph constant (kernel_context.h) is transformed on every call: its
+// bytes may change in place. The key adds a sample of the values, so a new constant reusing a
+// freed one's memory is recomputed.
 using SpectraKey = std::tuple<const float*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                               int64_t, int64_t, uint64_t>;
 
@@ -148,7 +150,8 @@ FilterSpectra compute_spectra(const Conv1d& c, const float* w, const Blocking& b
 }
 
 std::shared_ptr<const FilterSpectra> filter_spectra(const Conv1d& c, const float* w,
-                                                    const Blocking& b, int threads) {
+                                                    const Blocking& b, int threads, bool constant) {
+  if (!constant) return std::make_shared<const FilterSpectra>(compute_spectra(c, w, b, threads));
   // Spectra kept at most: a few large models' worth, dropped together when exceeded.
   constexpr size_t kMaxCachedFloats = size_t(1) << 28;
   static std::mutex mutex;
@@ -371,7 +374,9 @@ void conv2d_fft(const KernelArgs& args) {
   const int64_t in_tiles = (ig + kInputTile - 1) / kInputTile;
   const int threads =
       int(std::clamp<int64_t>(budget, 1, whole_pairs ? pairs : std::max(in_tiles, chunks)));
-  const auto spectra = filter_spectra(c, args.input("filter").as<float>(), b, int(budget));
+  constexpr size_t kFilterInput = 1;  // conv2d(input, filter, options)
+  const auto spectra = filter_spectra(c, args.input("filter").as<float>(), b, int(budget),
+                                      kernel_input_is_constant(kFilterInput));
   const FftConvRun run{c,
                        b,
                        args.input("input").as<float>(),

@@ -8,7 +8,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/kernels/kernel.h"
-#include "wnn/kernels/kernel_threads.h"
+#include "wnn/kernels/kernel_context.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/onednn/kernel_threads.h"
 
@@ -22,8 +22,9 @@ struct Session::Arena {
 };
 
 struct Session::Step {
-  int64_t node = -1;  // a node on the reference kernels, or
-  int node_threads = 1;  // threads the node's kernel may use (kernels/kernel_threads.h)
+  int64_t node = -1;             // a node on the reference kernels, or
+  int node_threads = 1;          // threads the node's kernel may use (kernels/kernel_context.h)
+  uint64_t constant_inputs = 0;  // bit i: the node's input i is a graph constant (same header)
   std::unique_ptr<CompiledRegion> region;
   int64_t region_index = -1;
 };
@@ -121,6 +122,11 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
       step.node_threads = onednn::kernel_threads(
           onednn::estimated_us(node_flops(*graph_, n), onednn::node_bytes(*graph_, n)),
           options_.threads);
+      for (size_t i = 0; i < n.inputs.size() && i < 64; ++i) {
+        if (graph_->operand(n.inputs[i]).kind == OperandKind::kConstant) {
+          step.constant_inputs |= uint64_t(1) << i;
+        }
+      }
       io.push_back({n.inputs, n.outputs});
     } else {
       const passes::Region& r = part.regions[size_t(u) - num_nodes];
@@ -285,6 +291,7 @@ std::vector<NamedTensor> Session::run(std::span<const NamedView> inputs) const {
       outs.push_back({d.dtype, d.shape, const_cast<std::byte*>(data[out.index])});
     }
     const kernels::ScopedKernelThreads threads(step.node_threads);
+    const kernels::ScopedConstantInputs constants(step.constant_inputs);
     kernels::run_node(node, ins, outs);
     if (profiling_) {
       step_ms[profile_offset_[i]] +=

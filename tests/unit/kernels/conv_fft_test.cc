@@ -13,7 +13,7 @@
 
 #include "node_runner.h"
 #include "wnn/core/builder.h"
-#include "wnn/kernels/kernel_threads.h"
+#include "wnn/kernels/kernel_context.h"
 
 namespace wnn::kernels {
 namespace {
@@ -166,6 +166,62 @@ TEST(ConvFft, AppliesOnlyToLongUnitStrideFloat32OneDimensionalFilters) {
   EXPECT_FALSE(applies(DataType::kFloat32, {1, 64, 1, 200}, {64, 1, 1, 128}, none, one, one, 64));
   EXPECT_FALSE(applies(DataType::kFloat32, {1, 8, 1, 200}, {16, 8, 1, 128}));
   EXPECT_FALSE(applies(DataType::kFloat32, {1, 64, 1, 200}, {32, 16, 1, 128}, none, one, one, 4));
+}
+
+}  // namespace
+}  // namespace wnn::kernels
+
+namespace wnn::kernels {
+namespace {
+
+// A filter that is not a graph constant may change in place between calls at the same address
+// (a caller's buffer refilled); the kernel must read it again, even where the change is in
+// values a cache fingerprint would not sample. Marked constant (as a session marks a graph
+// constant), the same call gives the same result.
+TEST(ConvFft, FilterChangedInPlaceIsReadAgain) {
+  constexpr int64_t kC = 32, kLen = 60, kTaps = 40, kOut = kLen - kTaps + 1;
+  Graph g;
+  GraphBuilder b(g);
+  const auto x = b.input("x", {DataType::kFloat32, {1, kC, 1, kLen}});
+  const auto w = b.input("w", {DataType::kFloat32, {kC, kC, 1, kTaps}});
+  b.output(b.add1(OpKind::kConv2d, {x, w}, {}, "y"));
+  const Node& node = g.nodes()[0];
+  ASSERT_TRUE(fft_conv_applies(g, node));
+  const auto xd = testing::pattern(size_t(kC * kLen), 3);
+  const auto wd = testing::pattern(size_t(kC * kC * kTaps), 4);
+  std::vector<float> xv(xd.begin(), xd.end()), wv(wd.begin(), wd.end());
+  const Shape xs = {1, kC, 1, kLen}, ws = {kC, kC, 1, kTaps}, ys = {1, kC, 1, kOut};
+  std::vector<float> y(size_t(kC * kOut));
+  auto run = [&] {
+    const std::vector<ConstTensorView> ins = {
+        {DataType::kFloat32, xs, reinterpret_cast<const std::byte*>(xv.data())},
+        {DataType::kFloat32, ws, reinterpret_cast<const std::byte*>(wv.data())}};
+    const std::vector<TensorView> outs = {
+        {DataType::kFloat32, ys, reinterpret_cast<std::byte*>(y.data())}};
+    run_node(node, ins, outs);
+  };
+  auto max_error = [&] {
+    double err = 0;
+    for (int64_t o = 0; o < kC; ++o)
+      for (int64_t p = 0; p < kOut; ++p) {
+        double s = 0;
+        for (int64_t i = 0; i < kC; ++i)
+          for (int64_t k = 0; k < kTaps; ++k)
+            s += double(wv[size_t((o * kC + i) * kTaps + k)]) * xv[size_t(i * kLen + p + k)];
+        err = std::max(err, std::fabs(s - y[size_t(o * kOut + p)]));
+      }
+    return err;
+  };
+  run();
+  EXPECT_LT(max_error(), 1e-3);
+  wv[1] += 8.0f;  // output channel 0, input channel 0, tap 1: every output of channel 0 moves
+  run();
+  EXPECT_LT(max_error(), 1e-3);
+  {
+    const ScopedConstantInputs constants(uint64_t(1) << 1);
+    run();
+    EXPECT_LT(max_error(), 1e-3);  // first constant call: computed from the current values
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "wnn/kernels/kernel_threads.h"
+#include "wnn/kernels/kernel_context.h"
 
 #include <algorithm>
 
@@ -8,6 +8,7 @@ namespace {
 
 // Per thread: Session::run may be called from several threads at once.
 thread_local int budget = 1;
+thread_local uint64_t constant_inputs = 0;
 
 }  // namespace
 
@@ -18,5 +19,13 @@ ScopedKernelThreads::ScopedKernelThreads(int threads) : saved_(budget) {
 }
 
 ScopedKernelThreads::~ScopedKernelThreads() { budget = saved_; }
+
+bool kernel_input_is_constant(size_t i) { return i < 64 && (constant_inputs >> i & 1) != 0; }
+
+ScopedConstantInputs::ScopedConstantInputs(uint64_t mask) : saved_(constant_inputs) {
+  constant_inputs = mask;
+}
+
+ScopedConstantInputs::~ScopedConstantInputs() { constant_inputs = saved_; }
 
 }  // namespace wnn::kernels
