@@ -3,13 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <new>
-#include <string_view>
+#include <string>
+#include <vector>
 
+#include "wnn/cli/args.h"
 #include "wnn/cli/command.h"
 #include "wnn/core/error.h"
 #include "wnn/runtime/thread_waiting.h"
@@ -100,26 +101,15 @@ int run_main(int argc, char** argv) {
 
 namespace {
 
-// Whether the command line asks for more than one thread (`--threads N` or `--threads=N`, before
-// any `--`): only then are there OpenMP workers whose waiting matters. Every command's default is
-// one thread.
+// Whether the command line asks for more than one thread (read as the command will read it):
+// only then are there OpenMP workers whose waiting matters. Every command's default is one.
 bool asks_for_threads(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "--") break;
-    std::string_view value;
-    if (a == "--threads" && i + 1 < argc) {
-      value = argv[i + 1];
-    } else if (a.starts_with("--threads=")) {
-      value = a.substr(std::string_view("--threads=").size());
-    } else {
-      continue;
-    }
-    int n = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (ec == std::errc() && end == value.data() + value.size() && n > 1) return true;
+  try {
+    wnn::cli::Args args(std::vector<std::string>(argv + 1, argv + argc));
+    return args.int_value("threads").value_or(1) > 1;
+  } catch (const std::exception&) {
+    return false;  // a malformed value: the command reports it
   }
-  return false;
 }
 
 // libgomp reads how its workers wait (thread_waiting.h) once, when it loads, before main: so

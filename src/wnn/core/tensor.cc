@@ -13,13 +13,15 @@
 
 namespace wnn {
 
-Buffer Buffer::allocate(size_t bytes) {
-  // Buffers of a huge page or more (prepacked weights, arenas) start on a 2 MB boundary and ask
-  // for transparent huge pages (Linux's default THP mode is madvise): streaming vit_b_16's
-  // 330 MB of weights through 4 KB pages cost it 4-6% in TLB misses. Their size is not rounded
-  // up, so the partial last huge page stays in small pages.
+namespace {
+
+Buffer allocate_aligned(size_t bytes, bool huge_pages) {
+  // Long-lived buffers of a huge page or more start on a 2 MB boundary and ask for transparent
+  // huge pages (Linux's default THP mode is madvise): streaming vit_b_16's 330 MB of weights
+  // through 4 KB pages cost it 4-6% in TLB misses. Their size is not rounded up, so the partial
+  // last huge page stays in small pages.
   constexpr size_t kHugePage = size_t(2) << 20;
-  const bool huge = bytes >= kHugePage;
+  const bool huge = huge_pages && bytes >= kHugePage;
   const size_t rounded = (bytes + 63) / 64 * 64;
   void* p = nullptr;
   if (rounded != 0 && posix_memalign(&p, huge ? kHugePage : 64, rounded) != 0) {
@@ -27,12 +29,16 @@ Buffer Buffer::allocate(size_t bytes) {
   }
   if (huge) madvise(p, rounded / kHugePage * kHugePage, MADV_HUGEPAGE);  // advice only
   if (p != nullptr) std::memset(p, 0, rounded);
-  Buffer b;
-  b.owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
-  b.data_ = static_cast<const std::byte*>(p);
-  b.size_ = bytes;
+  Buffer b = Buffer::view(std::shared_ptr<void>(p, [](void* q) { std::free(q); }),
+                          static_cast<const std::byte*>(p), bytes);
   return b;
 }
+
+}  // namespace
+
+Buffer Buffer::allocate(size_t bytes) { return allocate_aligned(bytes, false); }
+
+Buffer Buffer::allocate_long_lived(size_t bytes) { return allocate_aligned(bytes, true); }
 
 Buffer Buffer::copy_of(std::span<const std::byte> bytes) {
   Buffer b = allocate(bytes.size());

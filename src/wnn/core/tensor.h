@@ -17,6 +17,10 @@ class Buffer {
   Buffer() = default;
   // A new zero-filled, 64-byte aligned block.
   static Buffer allocate(size_t bytes);
+  // allocate() for a long-lived buffer (prepacked weights, a session's arena): from 2 MB on it
+  // starts on a huge page and asks for transparent huge pages. Not for per-run allocations:
+  // the advice is a system call, and huge-page faults may compact memory.
+  static Buffer allocate_long_lived(size_t bytes);
   static Buffer copy_of(std::span<const std::byte> bytes);
   // A view into memory owned by `owner` (for example a MappedFile).
   static Buffer view(std::shared_ptr<const void> owner, const std::byte* data, size_t size);

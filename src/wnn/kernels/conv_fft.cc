@@ -268,7 +268,9 @@ int64_t fft_conv_taps(const KernelArgs& args) {
                         a.get_ints("padding"), a.get_ints("strides"), a.get_ints("dilations")});
 }
 
-std::string fft_conv_reason(int64_t taps) {
+std::optional<std::string> faster_on_reference(const Graph& graph, const Node& node) {
+  const int64_t taps = fft_conv_taps(graph, node);
+  if (taps == 0) return std::nullopt;
   return fmt::format(
       "a long 1-D filter ({} taps): the FFT convolution of the reference kernels is faster", taps);
 }

@@ -39,8 +39,6 @@ int64_t fft_conv_taps(const KernelArgs& args);
 inline bool fft_conv_applies(const Graph& graph, const Node& node) {
   return fft_conv_taps(graph, node) > 0;
 }
-// Why a delegate leaves such a conv to the reference kernels.
-std::string fft_conv_reason(int64_t taps);
 
 // The conv2d of `args` through the FFT; the caller checked fft_conv_taps() > 0.
 void conv2d_fft(const KernelArgs& args);

@@ -5,7 +5,9 @@
 // than any delegate's direct kernel, so the delegates leave those convs here.
 #pragma once
 
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -41,6 +43,11 @@ class KernelArgs {
 };
 
 using KernelFn = void (*)(const KernelArgs&);
+
+// Why the reference kernel of `node` is faster than any delegate's (conv2d with a long 1-D
+// filter runs the FFT convolution, conv_fft.h), or nullopt. Every delegate declines such a node
+// (supports_from_table), and the session does not warn that it stayed here.
+std::optional<std::string> faster_on_reference(const Graph& graph, const Node& node);
 
 // The reference kernel of an operator. Every OpKind has one.
 KernelFn kernel_for(OpKind op);

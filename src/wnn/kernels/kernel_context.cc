@@ -7,25 +7,21 @@ namespace wnn::kernels {
 namespace {
 
 // Per thread: Session::run may be called from several threads at once.
-thread_local int budget = 1;
-thread_local uint64_t constant_inputs = 0;
+thread_local KernelContext current;
 
 }  // namespace
 
-int kernel_thread_budget() { return budget; }
+int kernel_thread_budget() { return current.threads; }
 
-ScopedKernelThreads::ScopedKernelThreads(int threads) : saved_(budget) {
-  budget = std::max(threads, 1);
+bool kernel_input_is_constant(size_t i) {
+  return i < 64 && (current.constant_inputs >> i & 1) != 0;
 }
 
-ScopedKernelThreads::~ScopedKernelThreads() { budget = saved_; }
-
-bool kernel_input_is_constant(size_t i) { return i < 64 && (constant_inputs >> i & 1) != 0; }
-
-ScopedConstantInputs::ScopedConstantInputs(uint64_t mask) : saved_(constant_inputs) {
-  constant_inputs = mask;
+ScopedKernelContext::ScopedKernelContext(KernelContext context) : saved_(current) {
+  context.threads = std::max(context.threads, 1);
+  current = context;
 }
 
-ScopedConstantInputs::~ScopedConstantInputs() { constant_inputs = saved_; }
+ScopedKernelContext::~ScopedKernelContext() { current = saved_; }
 
 }  // namespace wnn::kernels

@@ -15,36 +15,28 @@
 
 namespace wnn::kernels {
 
-// The count granted to the calling thread: 1 unless a ScopedKernelThreads says more.
-int kernel_thread_budget();
-
-// Grants `threads` to the reference kernels run on this thread while it lives.
-class ScopedKernelThreads {
- public:
-  explicit ScopedKernelThreads(int threads);
-  ~ScopedKernelThreads();
-  ScopedKernelThreads(const ScopedKernelThreads&) = delete;
-  ScopedKernelThreads& operator=(const ScopedKernelThreads&) = delete;
-
- private:
-  int saved_;
+// What the calling thread's reference kernels may assume about the node they run.
+struct KernelContext {
+  int threads = 1;               // OpenMP threads it may use
+  uint64_t constant_inputs = 0;  // bit i: input i (in the node's input order; i < 64) is a constant
 };
 
-// Whether input `i` (in the node's input order) of the node the calling thread runs is a graph
-// constant: false unless a ScopedConstantInputs says so.
+// The count granted to the calling thread: 1 unless a ScopedKernelContext says more.
+int kernel_thread_budget();
+// Whether input `i` of the node the calling thread runs is a graph constant: false unless a
+// ScopedKernelContext says so.
 bool kernel_input_is_constant(size_t i);
 
-// Marks inputs as constants (bit i for input i; inputs past 63 are never marked) for the
-// reference kernels run on this thread while it lives.
-class ScopedConstantInputs {
+// Sets the calling thread's context while it lives.
+class ScopedKernelContext {
  public:
-  explicit ScopedConstantInputs(uint64_t mask);
-  ~ScopedConstantInputs();
-  ScopedConstantInputs(const ScopedConstantInputs&) = delete;
-  ScopedConstantInputs& operator=(const ScopedConstantInputs&) = delete;
+  explicit ScopedKernelContext(KernelContext context);
+  ~ScopedKernelContext();
+  ScopedKernelContext(const ScopedKernelContext&) = delete;
+  ScopedKernelContext& operator=(const ScopedKernelContext&) = delete;
 
  private:
-  uint64_t saved_;
+  KernelContext saved_;
 };
 
 }  // namespace wnn::kernels

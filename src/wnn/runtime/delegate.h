@@ -15,6 +15,7 @@
 
 #include "wnn/core/graph.h"
 #include "wnn/core/ops/conv.h"
+#include "wnn/kernels/kernel.h"
 #include "wnn/passes/partition.h"
 
 namespace wnn::runtime {
@@ -76,6 +77,8 @@ using LoweringTable = std::array<OpLowering<DefineFn>, kNumOps>;
 template <typename DefineFn>
 Support supports_from_table(const LoweringTable<DefineFn>& table, std::string_view delegate,
                             const Graph& graph, const Node& node) {
+  // The reference kernel is the fast path for this node: every delegate leaves it there.
+  if (auto why = kernels::faster_on_reference(graph, node)) return Support::no(*why);
   const auto& slot = table[size_t(node.op())];
   if (!slot.supports) {
     return Support::no(std::string(delegate) + " has no lowering for " +

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "wnn/kernels/conv_fft.h"
+#include "wnn/kernels/kernel.h"
 #include "wnn/passes/fold_constants.h"
 #include "wnn/passes/fuse_gelu.h"
 #include "wnn/runtime/delegate.h"
@@ -51,7 +51,9 @@ std::optional<std::string> fallback_warning(const ExecutionPlan& plan) {
     const bool heavy = op == OpKind::kConv2d || op == OpKind::kConvTranspose2d ||
                        op == OpKind::kGemm || op == OpKind::kMatmul;
     // A long 1-D conv left on the reference kernels runs their fast FFT path on purpose.
-    if (!heavy || plan.partition.region_of[n] >= 0 || kernels::fft_conv_applies(g, node)) continue;
+    if (!heavy || plan.partition.region_of[n] >= 0 || kernels::faster_on_reference(g, node)) {
+      continue;
+    }
     if (count++ == 0) {
       first = fmt::format("{} '{}': {}", op_name(op), g.name_of(node.outputs[0]),
                           plan.partition.ref_reason[n]);

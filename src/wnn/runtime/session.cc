@@ -22,9 +22,8 @@ struct Session::Arena {
 };
 
 struct Session::Step {
-  int64_t node = -1;             // a node on the reference kernels, or
-  int node_threads = 1;          // threads the node's kernel may use (kernels/kernel_context.h)
-  uint64_t constant_inputs = 0;  // bit i: the node's input i is a graph constant (same header)
+  int64_t node = -1;                      // a node on the reference kernels, or
+  kernels::KernelContext kernel_context;  // what the node's kernel may assume
   std::unique_ptr<CompiledRegion> region;
   int64_t region_index = -1;
 };
@@ -119,12 +118,12 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
       step.node = u;
       const Node& n = graph_->nodes()[size_t(u)];
       // Granted like a oneDNN kernel's team: only work worth the hand-off to the workers.
-      step.node_threads = onednn::kernel_threads(
+      step.kernel_context.threads = onednn::kernel_threads(
           onednn::estimated_us(node_flops(*graph_, n), onednn::node_bytes(*graph_, n)),
           options_.threads);
       for (size_t i = 0; i < n.inputs.size() && i < 64; ++i) {
         if (graph_->operand(n.inputs[i]).kind == OperandKind::kConstant) {
-          step.constant_inputs |= uint64_t(1) << i;
+          step.kernel_context.constant_inputs |= uint64_t(1) << i;
         }
       }
       io.push_back({n.inputs, n.outputs});
@@ -210,7 +209,7 @@ std::unique_ptr<Session::Arena> Session::take_arena() const {
     }
   }
   auto a = std::make_unique<Arena>();
-  a->memory = Buffer::allocate(plan_.arena_bytes);
+  a->memory = Buffer::allocate_long_lived(plan_.arena_bytes);
   a->data.resize(graph_->operands().size());
   return a;
 }
@@ -290,8 +289,7 @@ std::vector<NamedTensor> Session::run(std::span<const NamedView> inputs) const {
       const auto& d = operands[out.index].desc;
       outs.push_back({d.dtype, d.shape, const_cast<std::byte*>(data[out.index])});
     }
-    const kernels::ScopedKernelThreads threads(step.node_threads);
-    const kernels::ScopedConstantInputs constants(step.constant_inputs);
+    const kernels::ScopedKernelContext context(step.kernel_context);
     kernels::run_node(node, ins, outs);
     if (profiling_) {
       step_ms[profile_offset_[i]] +=

@@ -1,5 +1,6 @@
-// Buffer::allocate: zero-filled memory, 64-byte aligned for vector loads, and 2 MB aligned with
-// transparent huge pages requested once it spans a huge page (prepacked weights, arenas).
+// Buffer::allocate: zero-filled memory, 64-byte aligned for vector loads. allocate_long_lived
+// (prepacked weights, arenas) is also 2 MB aligned with transparent huge pages requested once it
+// spans a huge page.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -40,8 +41,8 @@ bool advised_huge(const void* p) {
   return false;
 }
 
-TEST(Buffer, SmallBuffersAreVectorAlignedAndZero) {
-  for (size_t bytes : {size_t(1), size_t(63), size_t(4097), kHugePage - 1}) {
+TEST(Buffer, BuffersAreVectorAlignedAndZero) {
+  for (size_t bytes : {size_t(1), size_t(63), size_t(4097), kHugePage - 1, 3 * kHugePage}) {
     const Buffer b = Buffer::allocate(bytes);
     EXPECT_EQ(b.size(), bytes);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 64, 0u) << bytes;
@@ -50,9 +51,10 @@ TEST(Buffer, SmallBuffersAreVectorAlignedAndZero) {
   EXPECT_EQ(Buffer::allocate(0).size(), 0u);
 }
 
-TEST(Buffer, HugePageSizedBuffersStartOnAHugePageWithTheAdvice) {
+TEST(Buffer, LongLivedHugePageSizedBuffersStartOnAHugePageWithTheAdvice) {
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(Buffer::allocate_long_lived(4097).data()) % 64, 0u);
   for (size_t bytes : {kHugePage, 3 * kHugePage + 12345}) {
-    const Buffer b = Buffer::allocate(bytes);
+    const Buffer b = Buffer::allocate_long_lived(bytes);
     EXPECT_EQ(b.size(), bytes);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % kHugePage, 0u) << bytes;
     EXPECT_TRUE(all_zero(b)) << bytes;

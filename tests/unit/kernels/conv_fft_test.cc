@@ -61,7 +61,7 @@ double check_case(const Case& c, KernelFn fn) {
                                                            {"filterLayout", c.filter_layout}};
   if (c.bias) options.push_back({"bias", run.input("b", {c.outputs}, bv)});
   const OperandId x = run.input("x", xs, xv), w = run.input("w", ws, wv);
-  const ScopedKernelThreads threads(c.threads);
+  const ScopedKernelContext context({c.threads, 0});
   const auto r = run.run(fn, OpKind::kConv2d, {x, w}, options);
   const Shape ys = shape_of(c.layout, {{'n', c.batch}, {'c', c.outputs}, {t, out_len}, {unit, 1}});
   EXPECT_EQ(r.shapes[0], ys);
@@ -148,9 +148,19 @@ TEST(ConvFft, AppliesOnlyToLongUnitStrideFloat32OneDimensionalFilters) {
   EXPECT_TRUE(
       applies(DataType::kFloat32, {1, 64, 1, 200}, {64, 16, 1, 128}, {0, 0, 64, 64}, one, one, 4));
   EXPECT_TRUE(applies(DataType::kFloat32, {1, 16, 200, 1}, {16, 16, 32, 1}));
-  EXPECT_EQ(fft_conv_reason(128),
-            "a long 1-D filter (128 taps): the FFT convolution of the reference kernels is "
-            "faster");
+  {
+    // The reason every delegate gives for leaving it on the reference kernels.
+    Graph g;
+    GraphBuilder b(g);
+    b.add1(OpKind::kConv2d, {b.input("x", {DataType::kFloat32, {1, 16, 1, 200}}),
+                             b.input("w", {DataType::kFloat32, {16, 16, 1, 128}})});
+    EXPECT_EQ(faster_on_reference(g, g.nodes().back()).value_or(""),
+              "a long 1-D filter (128 taps): the FFT convolution of the reference kernels is "
+              "faster");
+    b.add1(OpKind::kConv2d, {b.input("x2", {DataType::kFloat32, {1, 16, 1, 200}}),
+                             b.input("w2", {DataType::kFloat32, {16, 16, 1, 3}})});
+    EXPECT_FALSE(faster_on_reference(g, g.nodes().back()).has_value());
+  }
   // Short filters, including the usual 1x3 / 3x1.
   EXPECT_FALSE(applies(DataType::kFloat32, {1, 16, 1, 200}, {16, 16, 1, 31}));
   EXPECT_FALSE(applies(DataType::kFloat32, {1, 16, 1, 200}, {16, 16, 1, 3}));
@@ -218,7 +228,7 @@ TEST(ConvFft, FilterChangedInPlaceIsReadAgain) {
   run();
   EXPECT_LT(max_error(), 1e-3);
   {
-    const ScopedConstantInputs constants(uint64_t(1) << 1);
+    const ScopedKernelContext constants({1, uint64_t(1) << 1});
     run();
     EXPECT_LT(max_error(), 1e-3);  // first constant call: computed from the current values
   }

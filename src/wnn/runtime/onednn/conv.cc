@@ -8,7 +8,6 @@
 #include <tuple>
 
 #include "wnn/core/ops/conv.h"
-#include "wnn/kernels/conv_fft.h"
 #include "wnn/runtime/onednn/epilogue.h"
 
 namespace wnn::runtime::onednn {
@@ -71,9 +70,6 @@ memory scaled_filter(RegionBuilder& b, OperandId filter, const memory::desc& wvi
 
 Support conv_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
-  if (const int64_t taps = kernels::fft_conv_taps(g, n); taps > 0) {
-    return Support::no(kernels::fft_conv_reason(taps));
-  }
   const OperandId filter = *n.attrs.get_operand("filter");
   if (!reasons::is_constant(g, filter))
     return Support::no(reasons::not_constant(g, filter, "filter"));

@@ -270,7 +270,7 @@ dnnl::memory RegionBuilder::define_output_over(OperandId id, const dnnl::memory&
 
 dnnl::memory RegionBuilder::allocate(const dnnl::memory::desc& d) {
   constexpr size_t kSlack = 256;  // past the widest vector store (AVX-512: 64 bytes) with margin
-  owned_.push_back(Buffer::allocate(d.get_size() + kSlack));
+  owned_.push_back(Buffer::allocate_long_lived(d.get_size() + kSlack));
   return dnnl::memory(d, engine_, owned_.back().mutable_data());
 }
 

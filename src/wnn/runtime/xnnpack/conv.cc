@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "wnn/core/ops/conv.h"
-#include "wnn/kernels/conv_fft.h"
 #include "wnn/runtime/xnnpack/subgraph_builder.h"
 
 namespace wnn::runtime::xnnpack {
@@ -18,9 +17,6 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 Support conv_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32_rank(g, n); !s.ok) return s;
-  if (const int64_t taps = kernels::fft_conv_taps(g, n); taps > 0) {
-    return Support::no(kernels::fft_conv_reason(taps));
-  }
   const OperandId filter = *n.attrs.get_operand("filter");
   if (!is_static(g, filter)) return Support::no(reasons::not_constant(g, filter, "filter"));
   if (auto bias = n.attrs.get_operand("bias"); bias && !is_static(g, *bias)) {
