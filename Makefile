@@ -4,7 +4,8 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
 .PHONY: all deps build test test-sanitize test-robust ci demo docs bench bench-ort fuzz clean \
-        format onnx-backend-test python-models-test models-test
+        format onnx-backend-test python-models-test models-test \
+        transformer-zoo
 
 all: build
 
@@ -107,6 +108,14 @@ python-models-test: build
 # per-model reports land beside the models as <name>.report.json.
 models-test: build
 	/usr/bin/python3 tests/models/validate_zoo.py $(BUILD)/wnn $(BUILD)/models-zoo
+
+# The big transformer models of tests/models/make_transformers.py (benchmark decoders and
+# encoders, about 1.3 GB in all) into $(BUILD)/transformer-zoo; `make test` runs only the tiny
+# ones. TRANSFORMERS=a,b writes just those.
+TRANSFORMERS ?=
+transformer-zoo:
+	/usr/bin/python3 tests/models/make_transformers.py $(BUILD)/transformer-zoo \
+	  $(if $(TRANSFORMERS),--only $(TRANSFORMERS),--size bench)
 
 format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i

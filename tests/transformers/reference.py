@@ -17,7 +17,10 @@ class ModelFile:
     def __init__(self, path):
         self.model = onnx.load(path)  # external data resolved beside the file
         g = self.model.graph
-        self.inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
+        # int4/uint4 tensors (numpy has no such dtype) are kept as their packed bytes.
+        self.inits = {t.name: (np.frombuffer(t.raw_data, np.uint8) if t.data_type in (21, 22)
+                               else numpy_helper.to_array(t)) for t in g.initializer}
+        self.types = {t.name: t.data_type for t in g.initializer}
         self.nodes = {n.name: n for n in g.node}
 
     def node(self, *names):
@@ -178,6 +181,21 @@ class DecoderNames:
             scales = f.inits[node.input[2]].reshape(s["vocab"], -1).astype(np.float64)
             blocks = np.arange(s["hidden"]) // block
             return (q - 2 ** (bits - 1)) * scales[:, blocks]
+        if "/model/embed_tokens/Gather_Q4" in f.nodes:
+            # int4 (two's complement, zero point 0) or uint4 with zero points, per row blocks.
+            node = f.nodes["/model/embed_tokens/Gather_Q4"]
+            v, h, block = s["vocab"], s["hidden"], f.attr(node, "block_size")
+            q = unpack_nbits(f.inits[node.input[0]], 4, 2 * f.inits[node.input[0]].size)
+            q = q.reshape(v, h)
+            if f.types[node.input[0]] == 22:
+                q = np.where(q >= 8, q - 16, q)
+            scales = f.inits[node.input[2]].astype(np.float64)
+            blocks = np.arange(h) // block
+            zero = 0
+            if len(node.input) > 3:
+                zp = unpack_nbits(f.inits[node.input[3]], 4, scales.size).reshape(scales.shape)
+                zero = zp[:, blocks]
+            return (q - zero) * scales[:, blocks]
         gather = f.nodes["/model/embed_tokens/Gather"]
         if "/model/embed_tokens/Transpose" in f.nodes:
             return f.inits[f.nodes["/model/embed_tokens/Transpose"].input[0]].T.astype(np.float64)

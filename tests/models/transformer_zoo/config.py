@@ -31,7 +31,9 @@ class Decoder:
     tied: bool = False  # tie_word_embeddings (the builder's shared_embeddings)
     attention: str = "gqa"  # gqa: GroupQueryAttention do_rotary; mha: RotaryEmbedding + MHA
     nbits: Optional[NBits] = None
-    quantize_gather: bool = False  # tied int4: GatherBlockQuantized reads lm_head's packed copy
+    # int4 with Gather quantized too: tied, GatherBlockQuantized reads lm_head's packed copy;
+    # untied, the table is its own int4 GatherBlockQuantized.
+    quantize_gather: bool = False
 
     @property
     def head_dim(self):

@@ -21,7 +21,9 @@ What the builder does and this file follows (src/python/py/models/builders/base.
   block_size, accuracy_level. The embedding stays a float Gather (op_types_to_quantize is
   MatMul only), so a tied model keeps two copies: the float table and lm_head's packed one.
   With Gather quantized as well, tied embeddings read lm_head's packed weight through
-  Reshape + GatherBlockQuantized: one copy.
+  Reshape + GatherBlockQuantized (uint8 data, bits=4): one copy; an untied table becomes its
+  own GatherBlockQuantized `/model/embed_tokens/Gather_Q4` over an int4 (uint4 with zero points)
+  tensor [vocab, hidden] quantized along hidden.
 - fp32 tied embeddings: Gather over Transpose(lm_head.MatMul.weight).
 - names: `/model/layers.{i}/attn/qkv_proj/MatMul`, outputs `{node}/output_{i}`, weights
   `model.layers.{i}.attn.qkv_proj.MatMul.weight`, constants `/model/constants/INT64/[1]`.
@@ -30,8 +32,8 @@ What the builder does and this file follows (src/python/py/models/builders/base.
 import numpy as np
 
 from .config import decoder_weights, rotary_caches
-from .graph import GENAI, Graph, float_min
-from .quant import block_quantize
+from .graph import GENAI, INT4, UINT4, Graph, float_min
+from .quant import block_quantize, gather_block_quantize
 
 F32, I64, I32 = np.float32, np.int64, np.int32
 
@@ -196,6 +198,22 @@ class GenaiDecoder:
             return g.node("GatherBlockQuantized", [flat, "input_ids", "lm_head.MatMul.weight_scales"],
                           f"{base}/GatherBlockQuantized", domain="com.microsoft", bits=q.bits,
                           block_size=q.block_size, gather_axis=0, quantize_axis=1)
+        if c.quantize_gather:
+            # MatMulNBitsQuantizer with Gather in op_types: int4 table, its own copy.
+            q = c.nbits
+            assert q.bits == 4, "the quantizer's Gather path is 4-bit only"
+            data, scales, zero_points = gather_block_quantize(self.w["embed"], q.block_size,
+                                                              q.symmetric)
+            weight = "model.embed_tokens.weight"
+            inputs = [g.init_raw(f"{weight}_Q4", INT4 if q.symmetric else UINT4,
+                                 [c.vocab, c.hidden], data), "input_ids",
+                      g.init(f"{weight}_scales", scales)]
+            if zero_points is not None:
+                inputs.append(g.init_raw(f"{weight}_zero_points", UINT4, list(scales.shape),
+                                         zero_points))
+            return g.node("GatherBlockQuantized", inputs, f"{base}/Gather_Q4",
+                          [g.output_name(f"{base}/Gather", 0)], domain="com.microsoft",
+                          gather_axis=0, quantize_axis=1, block_size=q.block_size)
         if c.tied and c.nbits is None:
             table = g.node("Transpose", ["lm_head.MatMul.weight"], f"{base}/Transpose", perm=[1, 0])
         else:

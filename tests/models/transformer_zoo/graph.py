@@ -11,6 +11,8 @@ import numpy as np
 from onnx import TensorProto, helper, mapping, numpy_helper, save_model
 
 GENAI = "genai"
+# TensorProto's 4-bit types (ONNX 1.16, IR 10); the onnx package here predates them.
+UINT4, INT4 = 21, 22
 TORCH = "torch"
 
 
@@ -40,6 +42,13 @@ class Graph:
         """Adds an initializer (a numpy array kept as is) and returns its name."""
         array = np.ascontiguousarray(array)
         self.initializers.append(numpy_helper.from_array(array, name))
+        return name
+
+    def init_raw(self, name, data_type, dims, raw):
+        """An initializer of a type numpy lacks (int4, uint4) from its packed bytes."""
+        t = TensorProto(name=name, data_type=data_type, raw_data=raw)
+        t.dims.extend(dims)
+        self.initializers.append(t)
         return name
 
     def output_name(self, node_name, index):
@@ -147,4 +156,4 @@ def float_min(dtype=np.float32):
     return float(np.finfo(dtype).min)
 
 
-__all__ = ["GENAI", "TORCH", "Graph", "TensorProto", "float_min", "save", "tensor_type"]
+__all__ = ["GENAI", "INT4", "UINT4", "TORCH", "Graph", "TensorProto", "float_min", "save", "tensor_type"]

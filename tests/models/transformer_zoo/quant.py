@@ -62,6 +62,35 @@ def block_quantize(weight, bits, block_size, symmetric):
     return b, scales, zero_points
 
 
+def gather_block_quantize(table, block_size, symmetric):
+    """MatMulNBitsQuantizer's int4 Gather: (data bytes, scales, zero-point bytes or None).
+
+    The table [V, H] is quantized per row in blocks of H; data is int4 (symmetric, the extreme
+    maps to -8) or uint4 with uint4 zero points [V, k_blocks], two values per byte, low nibble
+    first in row-major order; scales are float32 [V, k_blocks].
+    """
+    v, h = table.shape
+    k_blocks = -(-h // block_size)
+    padded = np.zeros((v, k_blocks * block_size), np.float64)
+    padded[:, :h] = table
+    blocks = padded.reshape(v, k_blocks, block_size)
+    if symmetric:
+        lo, hi = blocks.min(-1), blocks.max(-1)
+        scale = np.where(np.abs(hi) > np.abs(lo), hi, lo) / -8.0
+        safe = np.where(scale == 0, 1, scale)[..., None]
+        q = np.clip(np.round(blocks / safe), -8, 7).astype(np.int64)
+        zero_points = None
+    else:
+        lo, hi = np.minimum(blocks.min(-1), 0), np.maximum(blocks.max(-1), 0)
+        scale = (hi - lo) / 15.0
+        safe = np.where(scale == 0, 1, scale)
+        zero = np.clip(np.round(-lo / safe), 0, 15).astype(np.int64)
+        q = np.clip(np.round(blocks / safe[..., None]) + zero[..., None], 0, 15).astype(np.int64)
+        zero_points = pack_low_first((zero & 0xF).reshape(-1), 4).tobytes()
+    data = pack_low_first((q.reshape(v, -1)[:, :h] & 0xF).reshape(-1), 4).tobytes()
+    return data, scale.astype(np.float32), zero_points
+
+
 def dynamic_weight_quantize(weight, dtype):
     """quantize_dynamic's per-tensor weight quantization: (q, scale, zero_point) as 0-d/arrays."""
     w = weight.astype(np.float64)
