@@ -6,7 +6,6 @@ against the float weights they came from and against ONNX Runtime's MatMulNBits.
 """
 
 import hashlib
-import json
 import os
 import shutil
 import subprocess

@@ -35,7 +35,7 @@ from .config import decoder_weights, rotary_caches
 from .graph import GENAI, INT4, UINT4, Graph, float_min
 from .quant import block_quantize, gather_block_quantize
 
-F32, I64, I32 = np.float32, np.int64, np.int32
+F32, I64 = np.float32, np.int64
 
 
 class GenaiDecoder:

@@ -136,17 +136,17 @@ def save(model, path, external):
 
     The model builder saves this way whatever the size (size threshold 0, one data file named
     after the model); optimum and transformers.js write one file below protobuf's 2 GB limit.
-    The files are written under temporary names and renamed.
+    The .onnx is written under a temporary name and renamed last, so once it exists its data
+    file is complete.
     """
     directory, base = os.path.dirname(path) or ".", os.path.basename(path)
     temporary = os.path.join(directory, f".{base}.{os.getpid()}.tmp")
     if external:
-        data = base + ".data"
-        temporary_data = os.path.join(directory, data)
-        if os.path.exists(temporary_data):
-            os.remove(temporary_data)  # save_model appends to an existing data file
+        data = os.path.join(directory, base + ".data")
+        if os.path.exists(data):
+            os.remove(data)  # save_model appends to an existing data file
         save_model(model, temporary, save_as_external_data=True, all_tensors_to_one_file=True,
-                   location=data, size_threshold=0)
+                   location=base + ".data", size_threshold=0)
     else:
         save_model(model, temporary)
     os.replace(temporary, path)
