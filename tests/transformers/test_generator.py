@@ -213,6 +213,16 @@ class Layouts(TempDir):
             "method": "MatMulNBits", "bits": 4, "block_size": 32, "accuracy_level": 4,
             "zero_points": False, "gather": "float"})
 
+    def test_builders_before_2026_interleave_the_cache_inputs(self):
+        m, sidecar = self.model("genai_tiny_fp32_interleaved")
+        self.assertEqual([i.name for i in m.graph.input][2:], [
+            "past_key_values.0.key", "past_key_values.0.value", "past_key_values.1.key",
+            "past_key_values.1.value"])
+        dims = [d.dim_param or d.dim_value for d in m.graph.output[1].type.tensor_type.shape.dim]
+        self.assertEqual(dims, ["batch_size", 2, "total_sequence_length", 16])
+        self.assertEqual([s["name"] for s in sidecar["phases"]["decode"]["inputs"]][2:4],
+                         ["past_key_values.0.key", "past_key_values.0.value"])
+
     def test_zero_points_and_mha_variant(self):
         m, _ = self.model("genai_tiny_mha_int4_b32_zp_acc0")
         nodes = {n.name: n for n in m.graph.node}

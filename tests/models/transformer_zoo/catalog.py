@@ -34,12 +34,17 @@ ENCODER = "encoder"
 
 VARIANTS = [
     Variant("genai_tiny_fp32", GENAI, TINY, "tiny", "GQA with rotary inside, fp32 MatMul"),
+    Variant("genai_tiny_fp32_interleaved", GENAI, _e(TINY, io_order="interleaved"), "tiny",
+            "the inputs of builders before March 2026: key and value per layer, head_dim fixed"),
     Variant("genai_tiny_fp32_tied", GENAI, TINY_TIED, "tiny",
             "tied embeddings: Gather over Transpose(lm_head weight)"),
     Variant("genai_tiny_mha_fp32", GENAI, TINY_MHA, "tiny",
             "RotaryEmbedding + MultiHeadAttention, 4D mask, position_ids input"),
     Variant("genai_tiny_int4_b32_acc4", GENAI, _q(TINY), "tiny",
             "the builder's CPU int4 default: symmetric, block 32, accuracy_level 4"),
+    Variant("genai_tiny_int4_b32_acc4_interleaved", GENAI,
+            _e(_q(TINY), io_order="interleaved"), "tiny",
+            "the CPU int4 default with the pre-2026 interleaved inputs"),
     Variant("genai_tiny_int4_b32_acc0", GENAI, _q(TINY, accuracy_level=0), "tiny",
             "int4 symmetric block 32, accuracy_level 0"),
     Variant("genai_tiny_int4_b16_zp_acc0", GENAI,

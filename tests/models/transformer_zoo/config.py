@@ -31,6 +31,10 @@ class Decoder:
     tied: bool = False  # tie_word_embeddings (the builder's shared_embeddings)
     attention: str = "gqa"  # gqa: GroupQueryAttention do_rotary; mha: RotaryEmbedding + MHA
     nbits: Optional[NBits] = None
+    # The builder's graph inputs: "grouped" (since 2026: every past key, then every value, the
+    # last dim the symbol kv_cache_dim) or "interleaved" (before: key and value per layer,
+    # head_dim a number), the form of most published models.
+    io_order: str = "grouped"
     # int4 with Gather quantized too: tied, GatherBlockQuantized reads lm_head's packed copy;
     # untied, the table is its own int4 GatherBlockQuantized.
     quantize_gather: bool = False

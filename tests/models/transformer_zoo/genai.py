@@ -6,8 +6,9 @@ What the builder does and this file follows (src/python/py/models/builders/base.
 - inputs input_ids [batch_size, sequence_length], attention_mask [batch_size,
   total_sequence_length] (int64), past_key_values.{i}.key for every layer then every
   .value [batch_size, kv_heads, past_sequence_length, kv_cache_dim]; outputs logits, then
-  present.{i}.key, present.{i}.value likewise. position_ids is an input only when rotary runs
-  outside the attention op.
+  present.{i}.key, present.{i}.value likewise. Builders before March 2026 (most published
+  models) interleave key and value per layer and give head_dim as a number: io_order.
+  position_ids is an input only when rotary runs outside the attention op.
 - GroupQueryAttention (fp32 CPU): one packed qkv_proj MatMul, rotary inside the op
   (do_rotary=1, cos/sin caches [context, head_dim/2] as initializers), seqlens_k =
   ReduceSum(attention_mask) - 1 as int32 and total_sequence_length = Shape(attention_mask)[1]
@@ -74,19 +75,25 @@ class GenaiDecoder:
 
     def io(self):
         g, c = self.g, self.c
-        kv_shape_in = ["batch_size", self.kv_heads, "past_sequence_length", "kv_cache_dim"]
-        kv_shape_out = ["batch_size", self.kv_heads, "total_sequence_length", "kv_cache_dim"]
+        grouped = c.io_order == "grouped"
+        last = "kv_cache_dim" if grouped else c.head_dim
+        kv_in = ["batch_size", self.kv_heads, "past_sequence_length", last]
+        kv_out = ["batch_size", self.kv_heads, "total_sequence_length", last]
         g.input("input_ids", I64, ["batch_size", "sequence_length"])
         g.input("attention_mask", I64, ["batch_size", "total_sequence_length"])
         if c.attention == "mha":
             g.input("position_ids", I64, ["batch_size", "sequence_length"])
-        for kind in ("key", "value"):
-            for i in range(c.layers):
-                g.input(f"past_key_values.{i}.{kind}", F32, kv_shape_in)
+        for i, kind in self.cache_order():
+            g.input(f"past_key_values.{i}.{kind}", F32, kv_in)
         g.output("logits", F32, ["batch_size", "sequence_length", c.vocab])
-        for kind in ("key", "value"):
-            for i in range(c.layers):
-                g.output(f"present.{i}.{kind}", F32, kv_shape_out)
+        for i, kind in self.cache_order():
+            g.output(f"present.{i}.{kind}", F32, kv_out)
+
+    def cache_order(self):
+        layers, kinds = range(self.c.layers), ("key", "value")
+        if self.c.io_order == "grouped":
+            return [(i, k) for k in kinds for i in layers]
+        return [(i, k) for i in layers for k in kinds]
 
     def gqa_mask_inputs(self):
         g, base = self.g, "/model/attn_mask_reformat/attn_mask_subgraph"

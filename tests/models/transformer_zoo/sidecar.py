@@ -119,6 +119,8 @@ def describe(v, model, files, onnx_bytes, data_bytes):
         "accuracy_level": q.accuracy_level, "zero_points": not q.symmetric,
         "gather": "GatherBlockQuantized" if c.quantize_gather else "float"}
     positions = not genai or c.attention == "mha"
-    out["phases"] = {p: decoder_feed(v, p, kv_heads, positions, interleaved=not genai)
+    interleaved = not genai or c.io_order == "interleaved"
+    out["io_order"] = "interleaved" if interleaved else "grouped"
+    out["phases"] = {p: decoder_feed(v, p, kv_heads, positions, interleaved)
                      for p in ("prefill", "decode")}
     return out
