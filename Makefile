@@ -110,8 +110,8 @@ models-test: build
 	/usr/bin/python3 tests/models/validate_zoo.py $(BUILD)/wnn $(BUILD)/models-zoo
 
 # The big transformer models of tests/models/make_transformers.py (benchmark decoders and
-# encoders, about 1.3 GB in all) into $(BUILD)/transformer-zoo; `make test` runs only the tiny
-# ones. TRANSFORMERS=a,b writes just those.
+# encoders, about 1.6 GB, several minutes) into $(BUILD)/transformer-zoo; `make test` runs
+# only the tiny ones (docs/transformers.md). TRANSFORMERS=a,b writes just those.
 TRANSFORMERS ?=
 transformer-zoo:
 	/usr/bin/python3 tests/models/make_transformers.py $(BUILD)/transformer-zoo \

@@ -86,7 +86,7 @@ def main():
         started = time.perf_counter()
         s = write(v, args.outdir)
         mb = (s["bytes"]["onnx"] + s["bytes"]["data"]) / 1e6
-        print(f"{v.name:34s} {v.kind:16s} params {s['params']:>12,d}  {mb:9.2f} MB  "
+        print(f"{v.name:38s} {v.kind:16s} params {s['params']:>12,d}  {mb:9.2f} MB  "
               f"{time.perf_counter() - started:6.1f} s", flush=True)
 
 

@@ -49,7 +49,7 @@ def main():
                 npy = os.path.join(args.outdir, feed["npy_dir"], spec["name"] + ".npy")
                 cmd += ["--input", f"{spec['name']}={npy}"]
             rc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            line = f"{v.name:34s} {phase:8s} exit {rc.returncode}"
+            line = f"{v.name:38s} {phase:8s} exit {rc.returncode}"
             if os.path.exists(report):
                 with open(report) as f:
                     r = json.load(f)
