@@ -23,16 +23,17 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 
 from safetensors_io import write_safetensors  # noqa: E402
-from transformer_zoo import encoder, genai, optimum  # noqa: E402
-from transformer_zoo.catalog import ENCODER, GENAI, VARIANTS  # noqa: E402
-from transformer_zoo.graph import save  # noqa: E402
+from transformer_zoo.catalog import ENCODER, GENAI, OPTIMUM, VARIANTS  # noqa: E402
 from transformer_zoo.sidecar import describe, feed_arrays  # noqa: E402
-
-BUILDERS = {GENAI: genai.build, "decoder-optimum": optimum.build, ENCODER: encoder.build}
 
 
 def write(v, outdir):
-    model = BUILDERS[v.kind](v.name, v.spec)
+    # Imported here so that --list (which CMake runs at configure time) needs no onnx.
+    from transformer_zoo import encoder, genai, optimum
+    from transformer_zoo.graph import save
+
+    builders = {GENAI: genai.build, OPTIMUM: optimum.build, ENCODER: encoder.build}
+    model = builders[v.kind](v.name, v.spec)
     external = v.kind == GENAI
     path = os.path.join(outdir, v.name + ".onnx")
     save(model, path, external)

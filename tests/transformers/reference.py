@@ -71,7 +71,7 @@ class Weight:
     """A MatMul's [K, N] weight; `x @ weight` multiplies as the node does.
 
     accuracy_level 4 (MatMulNBits): ONNX Runtime quantizes each row of A per block of K to
-    int8, symmetric, scale = max|a| / 127, rounding half to even, then multiplies exactly.
+    int8, symmetric, scale = max|a| / 127, rounded to nearest, then multiplies exactly.
     """
 
     __array_ufunc__ = None  # so that `ndarray @ Weight` calls __rmatmul__
