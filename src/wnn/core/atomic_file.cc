@@ -91,6 +91,15 @@ void remove_stale_temporaries(const std::string& path) {
 
 AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
   check(!path_.empty() && path_.back() != '/', "'{}' is not a file path", path_);
+  struct stat target {};
+  if (::stat(path_.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+    check(!S_ISDIR(target.st_mode), "'{}' is a directory, not a file", path_);
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    check(fd_ >= 0, "{}: cannot open for writing: {}", path_, std::strerror(errno));
+    direct_ = true;
+    buffer_.reserve(kBufferBytes);
+    return;
+  }
   remove_stale_temporaries(path_);
   std::random_device rd;
   const std::string prefix =
@@ -110,7 +119,7 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
 
 AtomicFileWriter::~AtomicFileWriter() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_) ::unlink(temp_path_.c_str());
+  if (!committed_ && !direct_) ::unlink(temp_path_.c_str());
 }
 
 void AtomicFileWriter::write(std::span<const std::byte> bytes) {
@@ -129,9 +138,9 @@ void AtomicFileWriter::flush_buffer() {
 }
 
 void AtomicFileWriter::write_through(const std::byte* data, size_t size) {
-  write_all(fd_, data, size, temp_path_);
+  write_all(fd_, data, size, direct_ ? path_ : temp_path_);
   written_ += size;
-  if (written_ - writeback_started_ >= kWritebackBytes) {
+  if (!direct_ && written_ - writeback_started_ >= kWritebackBytes) {
     // Asynchronous: queues the range for writeback and returns. Where the filesystem does not
     // support it the final fsync does all the work, as before.
     ::sync_file_range(fd_, off64_t(writeback_started_), off64_t(written_ - writeback_started_),
@@ -143,6 +152,13 @@ void AtomicFileWriter::write_through(const std::byte* data, size_t size) {
 void AtomicFileWriter::commit() {
   check_internal(fd_ >= 0 && !committed_, "{}: commit twice", path_);
   flush_buffer();
+  if (direct_) {
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    check(rc == 0, "{}: cannot close: {}", path_, std::strerror(errno));
+    committed_ = true;
+    return;
+  }
   // Replacing a file keeps its permissions.
   struct stat existing {};
   if (::stat(path_.c_str(), &existing) == 0) ::fchmod(fd_, existing.st_mode & 07777);

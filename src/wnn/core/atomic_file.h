@@ -12,6 +12,8 @@ namespace wnn {
 
 // Streams bytes to `.<name>.tmp.<pid>.<random>` beside `path`. commit() installs the file;
 // destruction without commit() removes the temporary, so a failed write leaves nothing behind.
+// A target that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is written
+// directly: renaming over it would replace the device node itself.
 // The temporary is flock()ed while it is written; a process killed mid-write leaves it unlocked,
 // and the next writer of the same path removes it (remove_stale_temporaries).
 class AtomicFileWriter {
@@ -32,6 +34,7 @@ class AtomicFileWriter {
   std::string temp_path_;
   int fd_ = -1;
   bool committed_ = false;
+  bool direct_ = false;             // writing straight into a device or FIFO, no temporary
   uint64_t written_ = 0;            // bytes handed to write(2)
   uint64_t writeback_started_ = 0;  // bytes whose writeback has been started
   std::string buffer_;              // coalesces small writes into large write(2) calls

@@ -116,6 +116,28 @@ TEST(AtomicFile, WritesReplacesAndLeavesNoTemporary) {
   std::filesystem::remove_all(dir);
 }
 
+// `--report /dev/null` run as root once replaced the device node with a regular file: a target
+// that is not a regular file is written in place. A FIFO stands in for the device here.
+TEST(AtomicFile, WritesIntoAFifoInsteadOfReplacingIt) {
+  const fs::path dir = fresh_dir("fifo");
+  const std::string fifo = (dir / "pipe").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  write_file_atomic(fifo, "report\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  char got[16] = {};
+  EXPECT_EQ(::read(reader, got, sizeof got), 7);
+  EXPECT_STREQ(got, "report\n");
+  ::close(reader);
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 1u);  // no temporary left beside it
+  EXPECT_THROW(write_file_atomic(dir.string(), "x"), Error);
+}
+
 TEST(AtomicFile, ErrorsNameThePath) {
   try {
     write_file_atomic("/nonexistent_dir_wnn/x.webnn", "x");
