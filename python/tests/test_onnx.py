@@ -136,7 +136,7 @@ class ValidateTest(ModelInTempDir):
             self.assertEqual(json.load(f)["status"], "pass")
 
     def test_perturbed_weights_fail_numerically_with_metrics(self):
-        with mock.patch.dict(os.environ, {"WNN_VALIDATE_TEST_PERTURB": "1"}):
+        with mock.patch.dict(os.environ, {"WNN_VALIDATE_TEST_FAULT": "scale-weights"}):
             r = wnn.validate(self.model, inputs=self.inputs, backend="ref")
         self.skip_without_ort(r)
         self.assertEqual(r["status"], "fail")
@@ -150,7 +150,7 @@ class ValidateTest(ModelInTempDir):
 
     def test_loose_tolerance_accepts_the_perturbation(self):
         # W scaled by 1.25 changes |y| by at most a quarter of |x @ W| * s: within rtol 1.
-        with mock.patch.dict(os.environ, {"WNN_VALIDATE_TEST_PERTURB": "1"}):
+        with mock.patch.dict(os.environ, {"WNN_VALIDATE_TEST_FAULT": "scale-weights"}):
             r = wnn.validate(self.model, inputs=self.inputs, backend="ref", atol=50.0, rtol=1.0)
         self.skip_without_ort(r)
         self.assertEqual(r["status"], "pass", r["message"])

@@ -24,7 +24,7 @@ int run_validate(Args& args) {
   options.storage = cached  ? validate::Storage::kCachedOnly
                     : cache ? validate::Storage::kCache
                             : validate::Storage::kTemporary;
-  return finish_validation(validate::validate_onnx_model(in, options), report_path, quiet, json);
+  return finish_validation(run_validation(in, options, quiet, json), report_path, quiet, json);
 }
 
 const CommandRegistration registration{{

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "wnn/core/atomic_file.h"
 
 namespace wnn::validate {
@@ -20,7 +22,46 @@ std::string input_dtype(const InputRecord& in) {
   return in.onnx_bool ? "bool" : std::string(dtype_name(in.dtype));
 }
 
+size_t within_floor_count(const Report& r) {
+  return size_t(std::count_if(r.outputs.begin(), r.outputs.end(), [](const OutputRecord& o) {
+    return o.compared && o.metrics.within_floor_only();
+  }));
+}
+
+nlohmann::json noise_floor_section(const Report& r) {
+  nlohmann::json within = nlohmann::json::array();
+  for (const auto& o : r.outputs) {
+    if (o.compared && o.metrics.within_floor_only()) within.push_back(o.name);
+  }
+  return {{"mode", noise_floor_mode_name(r.noise_floor.mode)},
+          {"k", kNoiseFloorFactor},
+          {"measured", r.noise_floor.measured},
+          {"runs", r.noise_floor.runs},
+          {"error", nullable_string(r.noise_floor.error)},
+          {"within_floor", within}};
+}
+
 }  // namespace
+
+nlohmann::json noise_floor_json(const std::optional<NoiseFloor>& floor) {
+  if (!floor) return nullptr;
+  return {{"max_abs", floor->value}, {"per_run", floor->per_run}, {"differing", floor->differing}};
+}
+
+std::string floor_text(const OutputMetrics& m, DataType dtype,
+                       const std::optional<NoiseFloor>& floor) {
+  std::string s;
+  if (floor && is_float(dtype)) {
+    s += fmt::format("  floor {:.3g} (x{:g})", floor->value, kNoiseFloorFactor);
+  } else if (floor) {
+    s += fmt::format("  floor {} differing (x{:g})", floor->differing, kNoiseFloorFactor);
+  }
+  if (m.within_floor_only()) {
+    s += fmt::format("  within noise floor ({} beyond {})", m.failing_without_floor,
+                     is_float(dtype) ? "atol/rtol" : "exact");
+  }
+  return s;
+}
 
 nlohmann::json report_json(const Report& r) {
   nlohmann::json j = nlohmann::json::object();
@@ -51,25 +92,33 @@ nlohmann::json report_json(const Report& r) {
     auto metric = [&](double v) {
       return o.compared ? nlohmann::json(v) : nlohmann::json(nullptr);
     };
-    j["outputs"].push_back({{"name", o.name},
-                            {"dtype", dtype_name(o.dtype)},
-                            {"shape", o.shape},
-                            {"pass", o.pass},
-                            {"atol", o.tol.atol},
-                            {"rtol", o.tol.rtol},
-                            {"failing", o.compared ? nlohmann::json(m.failing) : nullptr},
-                            {"failing_fraction", metric(m.failing_fraction)},
-                            {"max_abs", metric(m.max_abs)},
-                            {"mean_abs", metric(m.mean_abs)},
-                            {"rmse", metric(m.rmse)},
-                            {"max_normalized", metric(m.max_normalized)},
-                            {"cosine", optional_number(m.cosine)},
-                            {"top1_agreement", optional_number(m.top1_agreement)}});
+    j["outputs"].push_back(
+        {{"name", o.name},
+         {"dtype", dtype_name(o.dtype)},
+         {"shape", o.shape},
+         {"pass", o.pass},
+         {"atol", o.tol.atol},
+         {"rtol", o.tol.rtol},
+         {"failing", o.compared ? nlohmann::json(m.failing) : nullptr},
+         {"failing_without_floor", o.compared ? nlohmann::json(m.failing_without_floor) : nullptr},
+         {"failing_fraction", metric(m.failing_fraction)},
+         {"max_abs", metric(m.max_abs)},
+         {"mean_abs", metric(m.mean_abs)},
+         {"rmse", metric(m.rmse)},
+         {"max_normalized", metric(m.max_normalized)},
+         {"cosine", optional_number(m.cosine)},
+         {"top1_agreement", optional_number(m.top1_agreement)},
+         {"noise_floor", noise_floor_json(o.floor)},
+         {"within_noise_floor", o.compared && m.within_floor_only()}});
   }
+  j["noise_floor"] = noise_floor_section(r);
+  j["per_node"] = r.per_node ? per_node_json(*r.per_node) : nlohmann::json(nullptr);
   j["timings_ms"] = {{"convert", optional_number(r.timings.convert)},
                      {"load", optional_number(r.timings.load)},
                      {"wnn_run", optional_number(r.timings.wnn_run)},
-                     {"ort_run", optional_number(r.timings.ort_run)}};
+                     {"ort_run", optional_number(r.timings.ort_run)},
+                     {"noise_floor", optional_number(r.timings.noise_floor)},
+                     {"per_node", optional_number(r.timings.per_node)}};
   return j;
 }
 
@@ -88,14 +137,22 @@ std::string report_summary(const Report& r) {
         s += fmt::format("  failing {}/{} ({:.2f}%)", m.failing, m.elements,
                          m.failing_fraction * 100);
       }
+      s += floor_text(m, o.dtype, o.floor);
       s += fmt::format("  (atol {:g} rtol {:g})", o.tol.atol, o.tol.rtol);
     } else {
       s += "  not compared (shape or dtype differs)";
     }
     s += "\n";
   }
+  if (!r.noise_floor.error.empty()) {
+    s += fmt::format("noise floor not measured: {}\n", r.noise_floor.error);
+  }
+  if (r.per_node) s += per_node_summary(*r.per_node);
   if (r.pass) {
     s += fmt::format("PASS {}: {} output(s) match ONNX Runtime", r.model, r.outputs.size());
+    if (const size_t n = within_floor_count(r); n > 0) {
+      s += fmt::format(" ({} within {:g}x the reference's noise floor)", n, kNoiseFloorFactor);
+    }
   } else {
     s += fmt::format("FAIL {} at {}: {}", r.model, r.stage, r.message);
   }
