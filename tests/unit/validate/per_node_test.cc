@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 
 #include "test_env.h"
+#include "wnn/core/atomic_file.h"
 #include "wnn/validate/report.h"
 #include "wnn/validate/validate.h"
 
@@ -201,6 +203,43 @@ TEST(PerNode, NotRequestedMeansNoSection) {
   const Report r = validate_onnx_model(kFixtures + "per_node_chain.onnx", o);
   EXPECT_FALSE(r.per_node.has_value());
   EXPECT_TRUE(report_json(r)["per_node"].is_null());
+}
+
+// Runs `wnn ARGS` through the shell; returns (exit code, stdout + stderr).
+std::pair<int, std::string> wnn_cli(const std::string& args) {
+  ScratchDir dir;
+  const std::string cmd = fmt::format("'{}' {} > '{}/out' 2>&1", WNN_BINARY, args, dir.path());
+  const int status = std::system(cmd.c_str());
+  return {WEXITSTATUS(status), read_file(dir / "out")};
+}
+
+TEST(PerNodeCli, FlagsHelpAndExitCodes) {
+  const auto [help_rc, help] = wnn_cli("validate --help");
+  EXPECT_EQ(help_rc, 0);
+  for (const char* flag : {"--noise-floor MODE", "--per-node ", "--per-node-memory MB"}) {
+    EXPECT_NE(help.find(flag), std::string::npos) << flag;
+  }
+  // The help states k; it must be the k the comparison uses.
+  EXPECT_NE(help.find(fmt::format("passes within {:g}x", kNoiseFloorFactor)), std::string::npos)
+      << help;
+  const std::string chain = kFixtures + "per_node_chain.onnx";
+  const auto [bad_rc, bad] = wnn_cli("validate " + chain + " --noise-floor sometimes");
+  EXPECT_EQ(bad_rc, 2);
+  EXPECT_NE(bad.find("--noise-floor must be auto, always or off, got 'sometimes'"),
+            std::string::npos)
+      << bad;
+  const auto [alone_rc, alone] = wnn_cli("validate " + chain + " --per-node-memory 64");
+  EXPECT_EQ(alone_rc, 2);
+  EXPECT_NE(alone.find("--per-node-memory needs --per-node"), std::string::npos) << alone;
+  ScratchDir dir;
+  const auto [rc, out] =
+      wnn_cli("validate " + chain + " --backend ref --per-node --per-node-memory 1 --report '" +
+              (dir / "r.json") + "'");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("every compared value is within tolerance"), std::string::npos) << out;
+  const auto j = nlohmann::json::parse(read_file(dir / "r.json"));
+  EXPECT_EQ(j["per_node"]["memory_budget_mb"], 1.0);
+  EXPECT_EQ(j["per_node"]["failing"], 0);
 }
 
 }  // namespace
