@@ -39,10 +39,10 @@ int finish_validation(const validate::Report& report, const std::optional<std::s
   "                              dims); other inputs are generated (docs/validation.md)\n"    \
   "  --atol A, --rtol R          float tolerances (default by dtype: float32 1e-5/1e-4,\n"    \
   "                              float16 1e-3/1e-2; MatMulNBits graphs 4-bit 1e-3/1e-3,\n"    \
-  "                              8-bit 2e-3/2e-3; integers and bools always exact)\n"         \
-  "  --noise-floor MODE          auto (default): when a float output fails the tolerance,\n"  \
+  "                              8-bit 2e-3/2e-3; integers and bools exact)\n"                \
+  "  --noise-floor MODE          auto (default): when an output fails the tolerance,\n"       \
   "                              run ONNX Runtime again with optimizations disabled and\n"    \
-  "                              another thread count; an element then passes within 3x\n"    \
+  "                              another thread count; an element then passes within 4x\n"    \
   "                              the largest difference between those runs (its noise\n"      \
   "                              floor). always: measure it on every run; off: never\n"       \
   "  --per-node                  also compare every intermediate value the converted graph\n" \

@@ -27,10 +27,10 @@ const char* noise_floor_mode_name(NoiseFloorMode mode);
 
 // k: an element passes when |a - r| <= max(atol + rtol |r|, k * floor). wnn is a third
 // implementation beside the two ORT configurations, so its distance to the reference may exceed
-// the distance between them: measured up to 1.5x on outputs beyond the dtype tolerance and 3x
-// on any output with a floor, while deliberately wrong conversions land 700x to 370000x above
-// it (docs/validation.md has the table).
-inline constexpr double kNoiseFloorFactor = 3;
+// the distance between them: up to 3.75x on the values measured beyond the dtype tolerance
+// (outputs and --per-node intermediates of the dev models and the test fixtures), while
+// deliberately wrong conversions land 700x to 370000x above the floor (docs/validation.md).
+inline constexpr double kNoiseFloorFactor = 4;
 
 // The runs compared with the reference run (made with `base`): graph optimizations disabled at
 // `base`'s thread count, and `base`'s optimization level with another thread count (2 when
