@@ -16,47 +16,28 @@ nlohmann::json nullable(const std::string& s) {
 }
 
 nlohmann::json node_json(const NodeRecord& n) {
-  const auto& m = n.metrics;
-  auto metric = [&](auto v) {
-    return n.has_metrics() ? nlohmann::json(v) : nlohmann::json(nullptr);
-  };
-  return {{"onnx_node", n.node},
-          {"op_type", n.op_type},
-          {"value", n.value},
-          {"operand", nullable(n.operand)},
-          {"inputs", n.inputs},
-          {"dtype", n.compared() ? nlohmann::json(dtype_name(n.dtype)) : nlohmann::json(nullptr)},
-          {"shape", n.compared() ? nlohmann::json(n.shape) : nlohmann::json(nullptr)},
-          {"skipped", nullable(n.skipped)},
-          {"mismatch", nullable(n.mismatch)},
-          {"pass", n.compared() ? nlohmann::json(n.pass) : nlohmann::json(nullptr)},
-          {"atol", metric(n.tol.atol)},
-          {"rtol", metric(n.tol.rtol)},
-          {"failing", metric(m.failing)},
-          {"failing_fraction", metric(m.failing_fraction)},
-          {"failing_without_floor", metric(m.failing_without_floor)},
-          {"max_abs", metric(m.max_abs)},
-          {"mean_abs", metric(m.mean_abs)},
-          {"max_normalized", metric(m.max_normalized)},
-          {"cosine", n.has_metrics() && m.cosine ? nlohmann::json(*m.cosine) : nullptr},
-          {"noise_floor", noise_floor_json(n.floor)},
-          {"within_noise_floor", n.has_metrics() && m.within_floor_only()}};
+  nlohmann::json j = metrics_json(n.metrics, n.has_metrics(), n.floor);
+  j.update({{"onnx_node", n.node},
+            {"op_type", n.op_type},
+            {"value", n.value},
+            {"operand", nullable(n.operand)},
+            {"inputs", n.inputs},
+            {"dtype", n.compared() ? nlohmann::json(dtype_name(n.dtype)) : nullptr},
+            {"shape", n.compared() ? nlohmann::json(n.shape) : nullptr},
+            {"skipped", nullable(n.skipped)},
+            {"mismatch", nullable(n.mismatch)},
+            {"pass", n.compared() ? nlohmann::json(n.pass) : nullptr},
+            {"atol", n.has_metrics() ? nlohmann::json(n.tol.atol) : nullptr},
+            {"rtol", n.has_metrics() ? nlohmann::json(n.tol.rtol) : nullptr}});
+  return j;
 }
 
 std::string node_label(const NodeRecord& n) {
   return fmt::format("'{}' ({}) -> {}", n.node.empty() ? "(unnamed)" : n.node, n.op_type, n.value);
 }
 
-std::string metrics_text(const NodeRecord& n) {
-  if (!n.mismatch.empty()) return n.mismatch;
-  const auto& m = n.metrics;
-  std::string s = fmt::format("max_abs {:.3g}  mean_abs {:.3g}  max_norm {:.3g}", m.max_abs,
-                              m.mean_abs, m.max_normalized);
-  if (m.cosine) s += fmt::format("  cos {:.6f}", *m.cosine);
-  if (m.failing > 0) {
-    s += fmt::format("  failing {}/{} ({:.2f}%)", m.failing, m.elements, m.failing_fraction * 100);
-  }
-  return s + floor_text(m, n.dtype, n.floor);
+std::string node_metrics(const NodeRecord& n) {
+  return n.mismatch.empty() ? metrics_text(n.metrics, n.dtype, n.floor) : n.mismatch;
 }
 
 }  // namespace
@@ -122,11 +103,11 @@ std::string per_node_summary(const PerNodeReport& r) {
   s += fmt::format("first divergent: {} {}{}\n", node_label(f), dtype_name(f.dtype),
                    shape_to_string(f.shape));
   s += fmt::format("  inputs: {}\n", fmt::join(f.inputs, ", "));
-  s += fmt::format("  {}  (atol {:g} rtol {:g})\n", metrics_text(f), f.tol.atol, f.tol.rtol);
+  s += fmt::format("  {}  (atol {:g} rtol {:g})\n", node_metrics(f), f.tol.atol, f.tol.rtol);
   s += "worst:\n";
   for (size_t i : r.worst) {
     const NodeRecord& n = r.nodes[i];
-    s += fmt::format("  {} {}  {}\n", n.pass ? "✓" : "✗", node_label(n), metrics_text(n));
+    s += fmt::format("  {} {}  {}\n", n.pass ? "✓" : "✗", node_label(n), node_metrics(n));
   }
   return s;
 }

@@ -48,9 +48,32 @@ nlohmann::json noise_floor_json(const std::optional<NoiseFloor>& floor) {
   return {{"max_abs", floor->value}, {"per_run", floor->per_run}, {"differing", floor->differing}};
 }
 
-std::string floor_text(const OutputMetrics& m, DataType dtype,
-                       const std::optional<NoiseFloor>& floor) {
-  std::string s;
+nlohmann::json metrics_json(const OutputMetrics& m, bool compared,
+                            const std::optional<NoiseFloor>& floor) {
+  auto metric = [&](auto v) { return compared ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  return {{"failing", metric(m.failing)},
+          {"failing_fraction", metric(m.failing_fraction)},
+          {"failing_without_floor", metric(m.failing_without_floor)},
+          {"max_abs", metric(m.max_abs)},
+          {"mean_abs", metric(m.mean_abs)},
+          {"rmse", metric(m.rmse)},
+          {"max_normalized", metric(m.max_normalized)},
+          {"cosine", compared && m.cosine ? nlohmann::json(*m.cosine) : nullptr},
+          {"top1_agreement",
+           compared && m.top1_agreement ? nlohmann::json(*m.top1_agreement) : nullptr},
+          {"noise_floor", noise_floor_json(floor)},
+          {"within_noise_floor", compared && m.within_floor_only()}};
+}
+
+std::string metrics_text(const OutputMetrics& m, DataType dtype,
+                         const std::optional<NoiseFloor>& floor) {
+  std::string s = fmt::format("max_abs {:.3g}  mean_abs {:.3g}  max_norm {:.3g}", m.max_abs,
+                              m.mean_abs, m.max_normalized);
+  if (m.cosine) s += fmt::format("  cos {:.6f}", *m.cosine);
+  if (m.top1_agreement) s += fmt::format("  top1 {:.1f}%", *m.top1_agreement * 100);
+  if (m.failing > 0) {
+    s += fmt::format("  failing {}/{} ({:.2f}%)", m.failing, m.elements, m.failing_fraction * 100);
+  }
   if (floor && is_float(dtype)) {
     s += fmt::format("  floor {:.3g} (x{:g})", floor->value, kNoiseFloorFactor);
   } else if (floor) {
@@ -88,28 +111,14 @@ nlohmann::json report_json(const Report& r) {
   }
   j["outputs"] = nlohmann::json::array();
   for (const auto& o : r.outputs) {
-    const auto& m = o.metrics;
-    auto metric = [&](double v) {
-      return o.compared ? nlohmann::json(v) : nlohmann::json(nullptr);
-    };
-    j["outputs"].push_back(
-        {{"name", o.name},
-         {"dtype", dtype_name(o.dtype)},
-         {"shape", o.shape},
-         {"pass", o.pass},
-         {"atol", o.tol.atol},
-         {"rtol", o.tol.rtol},
-         {"failing", o.compared ? nlohmann::json(m.failing) : nullptr},
-         {"failing_without_floor", o.compared ? nlohmann::json(m.failing_without_floor) : nullptr},
-         {"failing_fraction", metric(m.failing_fraction)},
-         {"max_abs", metric(m.max_abs)},
-         {"mean_abs", metric(m.mean_abs)},
-         {"rmse", metric(m.rmse)},
-         {"max_normalized", metric(m.max_normalized)},
-         {"cosine", optional_number(m.cosine)},
-         {"top1_agreement", optional_number(m.top1_agreement)},
-         {"noise_floor", noise_floor_json(o.floor)},
-         {"within_noise_floor", o.compared && m.within_floor_only()}});
+    nlohmann::json out = metrics_json(o.metrics, o.compared, o.floor);
+    out.update({{"name", o.name},
+                {"dtype", dtype_name(o.dtype)},
+                {"shape", o.shape},
+                {"pass", o.pass},
+                {"atol", o.tol.atol},
+                {"rtol", o.tol.rtol}});
+    j["outputs"].push_back(std::move(out));
   }
   j["noise_floor"] = noise_floor_section(r);
   j["per_node"] = r.per_node ? per_node_json(*r.per_node) : nlohmann::json(nullptr);
@@ -129,15 +138,7 @@ std::string report_summary(const Report& r) {
     s += fmt::format("{} {} {}{}", o.pass ? "✓" : "✗", o.name, dtype_name(o.dtype),
                      shape_to_string(o.shape));
     if (o.compared) {
-      s += fmt::format("  max_abs {:.3g}  mean_abs {:.3g}  max_norm {:.3g}", m.max_abs, m.mean_abs,
-                       m.max_normalized);
-      if (m.cosine) s += fmt::format("  cos {:.6f}", *m.cosine);
-      if (m.top1_agreement) s += fmt::format("  top1 {:.1f}%", *m.top1_agreement * 100);
-      if (m.failing > 0) {
-        s += fmt::format("  failing {}/{} ({:.2f}%)", m.failing, m.elements,
-                         m.failing_fraction * 100);
-      }
-      s += floor_text(m, o.dtype, o.floor);
+      s += "  " + metrics_text(m, o.dtype, o.floor);
       s += fmt::format("  (atol {:g} rtol {:g})", o.tol.atol, o.tol.rtol);
     } else {
       s += "  not compared (shape or dtype differs)";
