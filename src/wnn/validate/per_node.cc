@@ -103,8 +103,8 @@ class PerNodeRun {
 
   void run_batch(size_t b, size_t batches, const std::vector<size_t>& batch) {
     auto& records = report_.nodes;
-    const std::string label =
-        fmt::format("--per-node: batch {}/{} ({} values)", b + 1, batches, batch.size());
+    const std::string label = fmt::format("--per-node: batch {}/{} ({} value{})", b + 1, batches,
+                                          batch.size(), batch.size() == 1 ? "" : "s");
     std::vector<std::string> extra;
     for (size_t i : batch) {
       records[i].batch = b;
