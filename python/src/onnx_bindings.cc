@@ -88,8 +88,18 @@ py::dict validate(const std::string& path,
                   const std::map<std::string, py::array>& pin_tensors, std::optional<double> atol,
                   std::optional<double> rtol, const std::string& backend, int threads,
                   const std::optional<std::string>& out_dir,
-                  const std::optional<std::string>& report_path) {
+                  const std::optional<std::string>& report_path, bool per_node,
+                  std::optional<int64_t> per_node_memory_mb, const std::string& noise_floor) {
   validate::ValidateOptions options;
+  const auto mode = validate::parse_noise_floor_mode(noise_floor);
+  check(mode.has_value(), "noise_floor must be 'auto', 'always' or 'off', got '{}'", noise_floor);
+  options.noise_floor = *mode;
+  options.per_node.enabled = per_node;
+  if (per_node_memory_mb) {
+    check(*per_node_memory_mb >= 1, "per_node_memory_mb must be at least 1, got {}",
+          *per_node_memory_mb);
+    options.per_node.memory_budget = uint64_t(*per_node_memory_mb) << 20;
+  }
   options.import = import_options(override_dims, pin_inputs, pin_tensors);
   options.input_files = input_files;
   check(!atol || *atol >= 0, "atol must be >= 0, got {}", atol.value_or(0));
@@ -125,7 +135,8 @@ void bind_onnx(py::module_& m) {
         py::arg("zero_missing_weights"));
   m.def("_validate", &validate, py::arg("path"), py::arg("input_files"), py::arg("override_dims"),
         py::arg("pin_inputs"), py::arg("pin_tensors"), py::arg("atol"), py::arg("rtol"),
-        py::arg("backend"), py::arg("threads"), py::arg("out_dir"), py::arg("report_path"));
+        py::arg("backend"), py::arg("threads"), py::arg("out_dir"), py::arg("report_path"),
+        py::arg("per_node"), py::arg("per_node_memory_mb"), py::arg("noise_floor"));
 }
 
 }  // namespace wnn::python

@@ -136,7 +136,7 @@ class ValidateTest(ModelInTempDir):
             self.assertEqual(json.load(f)["status"], "pass")
 
     def test_perturbed_weights_fail_numerically_with_metrics(self):
-        with mock.patch.dict(os.environ, {"WNN_VALIDATE_TEST_PERTURB": "1"}):
+        with mock.patch.dict(os.environ, {"WNN_VALIDATE_TEST_FAULT": "scale-weights"}):
             r = wnn.validate(self.model, inputs=self.inputs, backend="ref")
         self.skip_without_ort(r)
         self.assertEqual(r["status"], "fail")
@@ -150,11 +150,45 @@ class ValidateTest(ModelInTempDir):
 
     def test_loose_tolerance_accepts_the_perturbation(self):
         # W scaled by 1.25 changes |y| by at most a quarter of |x @ W| * s: within rtol 1.
-        with mock.patch.dict(os.environ, {"WNN_VALIDATE_TEST_PERTURB": "1"}):
+        with mock.patch.dict(os.environ, {"WNN_VALIDATE_TEST_FAULT": "scale-weights"}):
             r = wnn.validate(self.model, inputs=self.inputs, backend="ref", atol=50.0, rtol=1.0)
         self.skip_without_ort(r)
         self.assertEqual(r["status"], "pass", r["message"])
         self.assertEqual(r["outputs"][0]["atol"], 50.0)
+
+    def test_per_node_names_the_first_divergent_node(self):
+        # scale-weights changes W, the first weights constant: the MatMul diverges first and
+        # everything after it follows.
+        with mock.patch.dict(os.environ, {"WNN_VALIDATE_TEST_FAULT": "scale-weights"}):
+            r = wnn.validate(self.model, inputs=self.inputs, backend="ref", per_node=True,
+                             per_node_memory_mb=1)
+        self.skip_without_ort(r)
+        self.assertEqual(r["stage"], "numerical")
+        p = r["per_node"]
+        self.assertEqual(p["compared"], 4)
+        self.assertEqual([n["value"] for n in p["nodes"]], ["xw", "pre", "act", "y"])
+        self.assertEqual(p["first_divergent"]["value"], "xw")
+        self.assertEqual(p["first_divergent"]["op_type"], "MatMul")
+        self.assertEqual([n["pass"] for n in p["nodes"]], [False, False, False, False])
+        ok = wnn.validate(self.model, inputs=self.inputs, backend="ref", per_node=True)
+        self.assertEqual(ok["status"], "pass", ok["message"])
+        self.assertIsNone(ok["per_node"]["first_divergent"])
+        self.assertEqual([n["pass"] for n in ok["per_node"]["nodes"]], [True] * 4)
+        self.assertIsNone(wnn.validate(self.model, inputs=self.inputs, backend="ref")["per_node"])
+
+    def test_noise_floor_always_is_measured_and_reported(self):
+        r = wnn.validate(self.model, inputs=self.inputs, backend="ref", noise_floor="always")
+        self.skip_without_ort(r)
+        self.assertEqual(r["status"], "pass", r["message"])
+        self.assertTrue(r["noise_floor"]["measured"])
+        self.assertEqual(r["noise_floor"]["mode"], "always")
+        self.assertEqual(len(r["outputs"][0]["noise_floor"]["per_run"]), 2)
+        self.assertFalse(r["outputs"][0]["within_noise_floor"])
+        off = wnn.validate(self.model, inputs=self.inputs, backend="ref", noise_floor="off")
+        self.assertFalse(off["noise_floor"]["measured"])
+        with self.assertRaises(wnn.Error) as cm:
+            wnn.validate(self.model, noise_floor="sometimes")
+        self.assertIn("noise_floor", str(cm.exception))
 
     def test_conversion_failure_is_reported_not_raised(self):
         write_model(self.model, op="NoSuchOperator")

@@ -52,17 +52,21 @@ def convert_onnx(path, out_dir=None, *, override_dims=None, pin_inputs=None,
 
 
 def validate(path, *, inputs=None, override_dims=None, pin_inputs=None, atol=None, rtol=None,
-             backend="auto", threads=1, out_dir=None, report=None):
+             backend="auto", threads=1, out_dir=None, report=None, noise_floor="auto",
+             per_node=False, per_node_memory_mb=None):
     """Converts the ONNX model at `path`, runs it with wnn and with ONNX Runtime on the same
     inputs, and compares every output.
 
     Returns the report as a dict: `status` ("pass" or "fail"), `stage` (None on pass, else
     "conversion", "runtime", "reference" or "numerical"), `message`, `inputs`, `outputs`
     (per output: `pass`, `atol`, `rtol`, `max_abs`, `mean_abs`, `rmse`, `max_normalized`,
-    `failing`, `cosine`, ...), `unsupported`, `timings_ms`, `exit_code` and `warnings`. A
-    model's failure is reported, never raised; wnn.Error is raised for bad arguments.
-    `inputs` ({name: ndarray}) replaces generated inputs; `report` also writes the JSON file;
-    `out_dir` keeps the converted files."""
+    `failing`, `cosine`, `noise_floor`, `within_noise_floor`, ...), `noise_floor`,
+    `per_node`, `unsupported`, `timings_ms`, `exit_code` and `warnings`. A model's failure is
+    reported, never raised; wnn.Error is raised for bad arguments. `inputs` ({name: ndarray})
+    replaces generated inputs; `report` also writes the JSON file; `out_dir` keeps the
+    converted files. `noise_floor` ("auto", "always" or "off") and `per_node` (compare every
+    intermediate value; `per_node_memory_mb` bounds the tensors held at once) are
+    `wnn validate`'s --noise-floor, --per-node and --per-node-memory (docs/validation.md)."""
     with tempfile.TemporaryDirectory(prefix="wnn-validate-") as tmp:
         files = []
         for i, (name, value) in enumerate((inputs or {}).items()):
@@ -74,4 +78,5 @@ def validate(path, *, inputs=None, override_dims=None, pin_inputs=None, atol=Non
             os.fspath(path), files, _dims(override_dims), texts, arrays,
             None if atol is None else float(atol), None if rtol is None else float(rtol),
             str(backend), int(threads), None if out_dir is None else os.fspath(out_dir),
-            None if report is None else os.fspath(report))
+            None if report is None else os.fspath(report), bool(per_node),
+            None if per_node_memory_mb is None else int(per_node_memory_mb), str(noise_floor))

@@ -53,7 +53,7 @@ async function main(argv) {
   // first run, which is also the first warm-up run.
   const msSince = (start) => Number(process.hrtime.bigint() - start) / 1e6;
   const createStart = process.hrtime.bigint();
-  const session = await createSession(ort, args.model, threads);
+  const session = await createSession(ort, args.model, {threads});
   const createMs = msSince(createStart);
   const firstStart = process.hrtime.bigint();
   await callOrt(() => session.run(feeds));

@@ -83,20 +83,47 @@ function parseInteger(text, flag, fallback, min) {
   return n;
 }
 
-// Loads the model by path so ORT resolves external data files beside it. Graph optimization
-// level 'all' (ORT's default for its own tools and the setting production deployments use)
-// so the reference numbers and timings are what users of ORT get. One inter-op thread and
-// sequential execution: the only parallelism is `threads` inside each kernel. ORT's own
-// logger is silenced below fatal because its error text reaches stderr through us instead.
-async function createSession(ort, model, threads) {
+// ORT's graph optimization levels, by the names onnxruntime-node takes.
+const kOptimizationLevels = ['disabled', 'basic', 'extended', 'all'];
+
+// Parses --optimization (default 'all').
+function parseOptimization(text) {
+  if (text === undefined) return 'all';
+  if (!kOptimizationLevels.includes(text)) {
+    throw new UsageError(`--optimization must be one of ${kOptimizationLevels.join(', ')}, got '${text}'`);
+  }
+  return text;
+}
+
+// Loads the model by path so ORT resolves external data files beside it; `externalDataDir`
+// resolves them from another directory instead (a rewritten copy of a model, written
+// elsewhere: ORT refuses data reached through symlinks that leave the model's directory).
+// Graph optimization level 'all' by default (ORT's default for its own tools and the setting
+// production deployments use) so the reference numbers and timings are what users of ORT get;
+// wnn validate also runs 'disabled', to measure how much ORT's own answer moves (the noise
+// floor). One inter-op thread and sequential execution: the only parallelism is `threads`
+// inside each kernel. ORT's own logger is silenced below fatal because its error text reaches
+// stderr through us instead.
+async function createSession(ort, model, {threads = 1, optimization = 'all', externalDataDir} = {}) {
   requireFile(model, 'model');
-  return callOrt(() => ort.InferenceSession.create(model, {
+  const options = {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: optimization,
     logSeverityLevel: 4,
-  }));
+  };
+  if (externalDataDir !== undefined) {
+    let stat;
+    try {
+      stat = fs.statSync(externalDataDir);
+    } catch (e) {
+      throw new UsageError(`external data directory ${externalDataDir} does not exist`);
+    }
+    if (!stat.isDirectory()) throw new UsageError(`external data directory ${externalDataDir} is not a directory`);
+    options.extra = {session: {model_external_initializers_file_folder_path: externalDataDir}};
+  }
+  return callOrt(() => ort.InferenceSession.create(model, options));
 }
 
 // Reads the inputs file into ORT feeds keyed by tensor name. Every tensor in the file is fed;
@@ -155,6 +182,7 @@ module.exports = {
   outputsToEntries,
   parseCli,
   parseInteger,
+  parseOptimization,
   readFeeds,
   runMain,
 };

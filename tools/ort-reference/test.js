@@ -161,6 +161,38 @@ describe('run.js', () => {
     assert.deepEqual([...outputs.get('y').data], [1.5, 1, -3, 300.25]);
   });
 
+  test('--external-data-dir finds the data of a model copied elsewhere', () => {
+    const copyDir = fs.mkdtempSync(path.join(dir, 'copy-'));
+    const copy = path.join(copyDir, 'external_weights.onnx');
+    fs.copyFileSync(model('external_weights'), copy);
+    const inputs = writeInputs('external-copy', {x: f32([1, 2, -3, 0.25])});
+    const outFile = path.join(copyDir, 'out.safetensors');
+    const args = ['--model', copy, '--inputs', inputs, '--outputs', outFile];
+    const alone = node('run.js', args);
+    assert.equal(alone.status, 1, 'the data file is not beside the copy');
+    const found = node('run.js', [...args, '--external-data-dir', dir]);
+    assert.equal(found.status, 0, found.stderr);
+    assert.deepEqual([...readSafetensors(outFile).get('y').data], [1.5, 1, -3, 300.25]);
+    const missing = node('run.js', [...args, '--external-data-dir', path.join(dir, 'absent')]);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /external data directory .*absent does not exist/);
+  });
+
+  test('--optimization takes every ORT level and rejects others', () => {
+    const x = [1, -2, 3.5, 0, -0.25, 1000];
+    const y = [0.5, 2, -3.5, 7, 4, -0.001];
+    const inputs = writeInputs('levels', {x: f32(x, [2, 3]), y: f32(y, [2, 3])});
+    const sum = x.map((v, i) => Math.fround(Math.fround(v) + Math.fround(y[i])));
+    for (const level of ['disabled', 'basic', 'extended', 'all']) {
+      const {status, stderr, outputs} = run('float_add_mul', inputs, ['--optimization', level]);
+      assert.equal(status, 0, `${level}: ${stderr}`);
+      assert.deepEqual([...outputs.get('z').data], sum, level);
+    }
+    const bad = run('float_add_mul', inputs, ['--optimization', 'max']);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--optimization must be one of disabled, basic, extended, all, got 'max'/);
+  });
+
   test('--outputs-only writes just the named outputs in the given order', () => {
     const inputs = writeInputs('only', {x: f32([1, 2, 3, 4, 5, 6], [2, 3]), y: f32([2, 2, 2, -1, -1, -1], [2, 3])});
     const {status, stderr, outputs} = run('float_add_mul', inputs, ['--outputs-only', 'w', '--threads', '2']);

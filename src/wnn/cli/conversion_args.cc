@@ -1,10 +1,13 @@
 #include "wnn/cli/conversion_args.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "wnn/cli/command.h"
+#include "wnn/cli/progress_line.h"
 #include "wnn/cli/session_args.h"
 #include "wnn/core/error.h"
 #include "wnn/validate/report.h"
@@ -87,9 +90,32 @@ void read_validation_options(Args& args, validate::ValidateOptions& options) {
   check(timeout >= 1 && timeout <= 86400, "--ort-timeout must be in [1, 86400] seconds, got {}",
         timeout);
   options.reference.timeout_seconds = int(timeout);
+  if (auto mode = args.value("noise-floor")) {
+    const auto parsed = validate::parse_noise_floor_mode(*mode);
+    check(parsed.has_value(), "--noise-floor must be auto, always or off, got '{}'", *mode);
+    options.noise_floor = *parsed;
+  }
+  options.per_node.enabled = args.flag("per-node");
+  if (auto mb = args.int_value("per-node-memory")) {
+    check(*mb >= 1 && *mb <= (int64_t(1) << 30), "--per-node-memory must be at least 1 MB, got {}",
+          *mb);
+    check(options.per_node.enabled, "--per-node-memory needs --per-node");
+    options.per_node.memory_budget = uint64_t(*mb) << 20;
+  }
   options.session = session_options(args);
   options.session.warn_fallback = false;
   options.reference.threads = options.session.threads;
+}
+
+validate::Report run_validation(const std::string& onnx_path, validate::ValidateOptions options,
+                                bool quiet, bool json) {
+  ProgressLine progress(!json && !quiet && ::isatty(2) != 0);
+  if (progress.enabled()) {
+    options.progress = [&](const std::string& line) { progress.show("wnn validate " + line); };
+  }
+  validate::Report report = validate::validate_onnx_model(onnx_path, options);
+  progress.done();
+  return report;
 }
 
 int finish_validation(const validate::Report& report, const std::optional<std::string>& report_path,

@@ -47,7 +47,7 @@ int convert_onnx_main(Args& args, const std::optional<std::string>& out) {
                 : out           ? validate::Storage::kDirectory
                                 : validate::Storage::kTemporary;
     if (out) v.output_dir = *out;
-    return finish_validation(validate::validate_onnx_model(in, v), report_path, quiet, json);
+    return finish_validation(run_validation(in, v, quiet, json), report_path, quiet, json);
   }
   const std::string in = single_positional(args.finish(), "convert", "input .onnx file");
   if (cache) {

@@ -24,7 +24,7 @@ int run_validate(Args& args) {
   options.storage = cached  ? validate::Storage::kCachedOnly
                     : cache ? validate::Storage::kCache
                             : validate::Storage::kTemporary;
-  return finish_validation(validate::validate_onnx_model(in, options), report_path, quiet, json);
+  return finish_validation(run_validation(in, options, quiet, json), report_path, quiet, json);
 }
 
 const CommandRegistration registration{{
@@ -34,9 +34,11 @@ const CommandRegistration registration{{
     "Converts MODEL.onnx, writes the .webnn + .safetensors pair, reloads it from disk, runs it,\n"
     "runs MODEL.onnx itself in ONNX Runtime (tools/ort-reference) on the same inputs and compares\n"
     "every output: pass when |a - r| <= atol + rtol * |r| everywhere (NaN matches NaN,\n"
-    "infinities match in sign). Prints one line per output (✓/✗, max and mean abs error, max\n"
+    "infinities match in sign), or within k times the reference's own noise floor\n"
+    "(--noise-floor). Prints one line per output (✓/✗, max and mean abs error, max\n"
     "normalized error, cosine, top-1 agreement) and exits 0 on a pass, 1 on a mismatch or an\n"
-    "ONNX Runtime failure, 2 when the model does not convert (or bad usage), 3 on a wnn bug.\n\n"
+    "ONNX Runtime failure, 2 when the model does not convert (or bad usage), 3 on a wnn bug.\n"
+    "--per-node also compares every intermediate value and names the first divergent node.\n\n"
     "options:\n" WNN_CONVERSION_OPTIONS_HELP WNN_VALIDATION_OPTIONS_HELP
     "  --cache                     convert into the cache (reuse a valid entry)\n"
     "  --cached                    use an existing cache entry only (see wnn convert "

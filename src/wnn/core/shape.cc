@@ -15,14 +15,16 @@ int64_t element_count(std::span<const int64_t> shape) {
   // rather than hiding an overflow behind the zero.
   int64_t bounded = 1;
   bool zero = false;
+  // fail() behind an if: check()'s arguments, shape_to_string included, would be formatted on
+  // every call, and callers use this in element loops (Tensor::size()).
   for (int64_t d : shape) {
-    check(d >= 0, "negative dimension {} in shape {}", d, shape_to_string(shape));
+    if (d < 0) fail("negative dimension {} in shape {}", d, shape_to_string(shape));
     if (d == 0) {
       zero = true;
       continue;
     }
-    check(bounded <= kMaxElements / d, "shape {} has more than 2^48 elements",
-          shape_to_string(shape));
+    if (bounded > kMaxElements / d)
+      fail("shape {} has more than 2^48 elements", shape_to_string(shape));
     bounded *= d;
   }
   return zero ? 0 : bounded;

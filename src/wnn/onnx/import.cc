@@ -61,6 +61,7 @@ class Importer {
     check_output_types(g);
     for (size_t i = 0; i < g.node.size(); ++i) {
       convert_node(g.node[i]);
+      record_values(g.node[i]);
       if (options_.on_node) options_.on_node(i + 1, g.node.size());
     }
     report_unsupported();
@@ -352,6 +353,16 @@ class Importer {
       const ValueSlot value = values_.slot(from);
       if (value.operand) values_.set_operand(to, *value.operand);
       if (value.known) values_.set_known(to, *value.known);
+    }
+  }
+
+  // Names, not ids: pruning inputs rebuilds the graph but keeps every operand's name.
+  void record_values(const NodeProto& node) {
+    for (const auto& o : node.output) {
+      if (o.empty() || !values_.has(o)) continue;  // an unsupported node: the import fails
+      const ValueSlot& s = values_.slot(o);
+      result_.values.emplace_back(
+          o, s.known || !s.operand ? std::string() : result_.graph.name_of(*s.operand));
     }
   }
 

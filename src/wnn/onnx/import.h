@@ -47,6 +47,11 @@ struct ImportResult {
   // and If inlining are done: removed from `graph` and not in `inputs` (a warning names them),
   // but a reference run of the original model must still be fed them.
   std::vector<std::pair<std::string, OperandDesc>> pruned;
+  // Every output of a top-level ONNX node, in the order the nodes were converted (topological):
+  // (ONNX value name, the operand of `graph` that holds it). The operand name is empty when
+  // the value was folded to a constant at conversion (`wnn validate --per-node` lists those
+  // as skipped). Values inside inlined If branches are not listed.
+  std::vector<std::pair<std::string, std::string>> values;
   std::vector<std::string> warnings;
   size_t nodes_in = 0;
 };

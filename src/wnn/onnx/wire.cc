@@ -237,4 +237,32 @@ void WireReader::append_doubles(std::string_view name, std::vector<double>& out,
                   [&](WireReader& r) { return std::bit_cast<double>(r.fixed(name, 8)); });
 }
 
+void WireWriter::tag(uint32_t field_number, WireType type) {
+  check_internal(field_number >= 1 && field_number <= kMaxFieldNumber, "field number {}",
+                 field_number);
+  varint((uint64_t(field_number) << 3) | uint64_t(type));
+}
+
+void WireWriter::varint(uint64_t value) {
+  while (value >= 0x80) {
+    out_ += char((value & 0x7f) | 0x80);
+    value >>= 7;
+  }
+  out_ += char(value);
+}
+
+void WireWriter::length_delimited(uint32_t field_number, std::span<const std::byte> bytes) {
+  tag(field_number, WireType::kLengthDelimited);
+  varint(bytes.size());
+  raw(bytes);
+}
+
+void WireWriter::length_delimited(uint32_t field_number, std::string_view bytes) {
+  length_delimited(field_number, std::as_bytes(std::span(bytes.data(), bytes.size())));
+}
+
+void WireWriter::raw(std::span<const std::byte> bytes) {
+  out_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
 }  // namespace wnn::onnx

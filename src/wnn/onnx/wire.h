@@ -1,6 +1,7 @@
 // A bounded reader for the protobuf wire format, over bytes that stay where they are (usually a
 // memory-mapped .onnx file). It never reads past its span, keeps 64-bit sizes so messages over
-// 2 GB work, and names the field path ("graph.initializer[3].dims") in every error.
+// 2 GB work, and names the field path ("graph.initializer[3].dims") in every error. WireWriter
+// is the small writing half, for edits of an existing message (extra graph outputs).
 #pragma once
 
 #include <cstddef>
@@ -89,6 +90,22 @@ class WireReader {
   FieldPath path_;
   uint32_t field_number_ = 0;
   WireType wire_type_ = WireType::kVarint;
+};
+
+// Appends wire-format fields to a byte string. Writes only what edits need: tags, varints and
+// length-delimited fields, plus bytes copied through unchanged.
+class WireWriter {
+ public:
+  void tag(uint32_t field_number, WireType type);
+  void varint(uint64_t value);
+  void length_delimited(uint32_t field_number, std::span<const std::byte> bytes);
+  void length_delimited(uint32_t field_number, std::string_view bytes);
+  void raw(std::span<const std::byte> bytes);
+  const std::string& bytes() const { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
 };
 
 }  // namespace wnn::onnx

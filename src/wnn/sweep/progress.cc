@@ -42,6 +42,7 @@ std::string Progress::line(size_t done, size_t total, const EntryResult& r) {
   }
   std::string text = fmt::format("[{}/{}] {} {} ({:.1f} s)", done, total, word, r.id, r.seconds);
   if (!r.passed) text += fmt::format(": {}: {}", r.stage, r.message);
+  if (const std::string note = noise_floor_note(r); !note.empty()) text += " (" + note + ")";
   return text;
 }
 

@@ -75,16 +75,20 @@ std::string summary_text(const SweepReport& report) {
     }
   }
   const size_t n = report.entries.size();
-  std::string out =
-      fmt::format("{} entries: {} passed ({}), {} failed ({}), {} expected failures ({})\n", n,
-                  passed.size(), percent(passed.size(), n), failed.size(),
-                  percent(failed.size(), n), expected.size(), percent(expected.size(), n));
+  const size_t on_floor = size_t(std::count_if(
+      passed.begin(), passed.end(), [](const auto* r) { return !noise_floor_note(*r).empty(); }));
+  std::string out = fmt::format(
+      "{} entries: {} passed ({}{}), {} failed ({}), {} expected failures ({})\n", n, passed.size(),
+      percent(passed.size(), n),
+      on_floor ? fmt::format(", {} within the reference's noise floor", on_floor) : "",
+      failed.size(), percent(failed.size(), n), expected.size(), percent(expected.size(), n));
   auto list = [&](const char* title, const std::vector<const EntryResult*>& rs, bool reason) {
     if (rs.empty()) return;
     out += fmt::format("{} ({}):\n", title, rs.size());
     for (const auto* r : rs) {
       out += "  " + r->id;
       if (reason) out += fmt::format(" [{}: {}]", r->expect, r->stage.empty() ? "?" : r->stage);
+      if (const std::string note = noise_floor_note(*r); !note.empty()) out += " [" + note + "]";
       out += "\n";
     }
   };
@@ -128,6 +132,9 @@ json to_json(const SweepReport& report) {
               {"summary",
                {{"entries", report.entries.size()},
                 {"passed", counts[int(Outcome::kPass)]},
+                {"passed_within_noise_floor",
+                 std::count_if(report.entries.begin(), report.entries.end(),
+                               [](const EntryResult& r) { return !noise_floor_note(r).empty(); })},
                 {"failed", counts[int(Outcome::kFail)]},
                 {"expected_failures", counts[int(Outcome::kExpectedFail)]},
                 {"unexpected_passes", counts[int(Outcome::kUnexpectedPass)]},
@@ -173,8 +180,16 @@ std::string junit_xml(const SweepReport& report) {
     out += fmt::format("    <testcase classname=\"validate-models\" name=\"{}\" time=\"{:.3f}\"",
                        xml_escape(r.id), r.seconds);
     const Outcome o = r.outcome();
-    if (o == Outcome::kPass) {
+    const std::string note = noise_floor_note(r);
+    if (o == Outcome::kPass && note.empty()) {
       out += "/>\n";
+      continue;
+    }
+    if (o == Outcome::kPass) {
+      out += fmt::format(
+          ">\n      <properties><property name=\"within_noise_floor\" value=\"{}\"/></properties>\n"
+          "      <system-out>{}</system-out>\n    </testcase>\n",
+          xml_escape(fmt::format("{}", fmt::join(r.within_noise_floor, ","))), xml_escape(note));
       continue;
     }
     out += ">\n";

@@ -61,8 +61,20 @@ void mark_failed(EntryResult& r, const std::string& stage, const std::string& me
   r.blocker = stage;
 }
 
+std::vector<std::string> strings_at(const json& j, const char* object, const char* key) {
+  std::vector<std::string> out;
+  if (!j.is_object() || !j.contains(object) || !j[object].is_object()) return out;
+  const json& list = j[object].value(key, json::array());
+  if (!list.is_array()) return out;
+  for (const auto& s : list) {
+    if (s.is_string()) out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
 void classify_validate_report(EntryResult& r, const json& report) {
   r.report = report;
+  r.within_noise_floor = strings_at(report, "noise_floor", "within_floor");
   if (report.value("status", "") == "pass") {
     r.passed = true;
     r.stage.clear();
@@ -105,6 +117,12 @@ void classify_convert_failure(EntryResult& r, int exit_code, const std::string& 
   }
 }
 
+std::string noise_floor_note(const EntryResult& r) {
+  if (!r.passed || r.within_noise_floor.empty()) return "";
+  return fmt::format("within the reference's noise floor: {}",
+                     fmt::join(r.within_noise_floor, ", "));
+}
+
 json to_json(const EntryResult& r) {
   return json{{"index", r.index},
               {"id", r.id},
@@ -118,6 +136,7 @@ json to_json(const EntryResult& r) {
               {"message", r.message.empty() ? json(nullptr) : json(r.message)},
               {"blocker", r.blocker.empty() ? json(nullptr) : json(r.blocker)},
               {"seconds", r.seconds},
+              {"within_noise_floor", r.within_noise_floor},
               {"validate_report", r.report}};
 }
 
@@ -139,6 +158,9 @@ EntryResult entry_result_from_json(const json& j, const std::string& where) {
   r.message = string_or(j, "message", "");
   r.blocker = string_or(j, "blocker", "");
   r.seconds = j.value("seconds", 0.0);
+  for (const auto& o : j.value("within_noise_floor", json::array())) {
+    if (o.is_string()) r.within_noise_floor.push_back(o.get<std::string>());
+  }
   r.report = j.value("validate_report", json(nullptr));
   return r;
 }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "wnn/sweep/manifest.h"
 
@@ -28,6 +29,9 @@ struct EntryResult {
   std::string message;  // one line on what failed
   std::string blocker;  // the summary's group: "conversion: unsupported op X", "numerical", ...
   double seconds = 0;
+  // Outputs that passed only within the reference's noise floor (the report's
+  // noise_floor.within_floor): a pass the summaries mark as such.
+  std::vector<std::string> within_noise_floor;
   nlohmann::json report;  // `wnn validate`'s report, or null
 
   Outcome outcome() const;
@@ -48,6 +52,9 @@ void mark_failed(EntryResult& r, const std::string& stage, const std::string& me
 // Convert-only (--weights zeros) failures: `stderr_text` is `wnn convert`'s stderr; listed
 // unsupported nodes name the blocker.
 void classify_convert_failure(EntryResult& r, int exit_code, const std::string& stderr_text);
+
+// "within the reference's noise floor: a, b" for a pass that relied on it, else "".
+std::string noise_floor_note(const EntryResult& r);
 
 // EntryResult <-> the JSON entry of a sweep report (merge reads reports back).
 nlohmann::json to_json(const EntryResult& r);

@@ -208,7 +208,8 @@ std::string source_digest(const std::string& onnx_path, const onnx::ModelProto& 
 
 std::string cache_key(const std::string& source_digest, const nlohmann::json& options) {
   return sha256_hex(
-      fmt::format("wnn-cache-v1\n{}\n{}\n{}", source_digest, options.dump(), WNN_VERSION));
+      // v2: metadata holds the value map (--per-node); v1 entries are never looked up again.
+      fmt::format("wnn-cache-v2\n{}\n{}\n{}", source_digest, options.dump(), WNN_VERSION));
 }
 
 ConversionCache::Lookup ConversionCache::find(const std::string& key) const {

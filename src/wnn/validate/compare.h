@@ -1,6 +1,7 @@
 // Comparing wnn's outputs with the reference: the per-dtype tolerance profile, the pass rule
-// |a - r| <= atol + rtol * |r| (NaN matches NaN, infinities match in sign) and the error metrics
-// the report prints.
+// |a - r| <= max(atol + rtol * |r|, floor) (NaN matches NaN, infinities match in sign; `floor` is
+// k times the reference's noise floor, noise_floor.h, or 0) and the error metrics the report
+// prints.
 #pragma once
 
 #include <optional>
@@ -14,6 +15,12 @@ namespace wnn::validate {
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
+  // An absolute allowance that replaces atol + rtol * |r| where it is larger: kNoiseFloorFactor
+  // times the output's measured noise floor; 0 when none was measured. Floats only.
+  double floor = 0;
+  // Elements that may differ at all: kNoiseFloorFactor times the elements on which the
+  // reference's own runs disagree. Integers and bools only (they have no distance to loosen).
+  int64_t allowed_mismatches = 0;
 };
 
 // float32 1e-5/1e-4, float16 1e-3/1e-2, integers exact; `quantized` (from
@@ -28,15 +35,19 @@ struct OutputMetrics {
   int64_t elements = 0;
   int64_t failing = 0;
   double failing_fraction = 0;
-  double max_abs = 0;   // over elements where both values are finite
-  double mean_abs = 0;  // same
-  double rmse = 0;      // same
-  // max over finite pairs of |a - r| / (atol + rtol * |r|): <= 1 passes (infinite with a zero
-  // tolerance and any difference).
+  int64_t failing_without_floor = 0;  // against atol + rtol * |r| alone
+  double max_abs = 0;                 // over elements where both values are finite
+  double mean_abs = 0;                // same
+  double rmse = 0;                    // same
+  // max over finite pairs of |a - r| / max(atol + rtol * |r|, floor): <= 1 passes (infinite
+  // with a zero tolerance and any difference).
   double max_normalized = 0;
   std::optional<double> cosine;          // none for empty outputs
   std::optional<double> top1_agreement;  // fraction of rows whose argmax agrees
   bool pass = true;
+  // Passes only because of the floor: some element is beyond atol + rtol * |r| (or, for
+  // integers, differs).
+  bool within_floor_only() const { return pass && failing_without_floor > 0; }
 };
 
 // Compares `actual` with `reference` (same dtype and shape, checked by the caller).

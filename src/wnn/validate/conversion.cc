@@ -58,15 +58,22 @@ nlohmann::json maps_json(const NameMaps& maps) {
   for (const auto& [name, desc] : maps.pruned) {
     pruned.push_back({{"onnx", name}, {"dtype", dtype_name(desc.dtype)}, {"shape", desc.shape}});
   }
+  nlohmann::json values = nlohmann::json::array();
+  for (const auto& [onnx_name, operand] : maps.values) {
+    values.push_back(
+        {{"onnx", onnx_name},
+         {"operand", operand.empty() ? nlohmann::json(nullptr) : nlohmann::json(operand)}});
+  }
   return {{"inputs", pairs(maps.inputs)},
           {"outputs", pairs(maps.outputs)},
           {"pinned_inputs", maps.pinned},
-          {"pruned_inputs", pruned}};
+          {"pruned_inputs", pruned},
+          {"values", values}};
 }
 
 NameMaps maps_from_json(const nlohmann::json& metadata) {
   NameMaps maps;
-  for (const char* key : {"inputs", "outputs", "pinned_inputs"}) {
+  for (const char* key : {"inputs", "outputs", "pinned_inputs", "values"}) {
     check(metadata.contains(key) && metadata[key].is_array(), "cache metadata has no '{}' array",
           key);
   }
@@ -75,6 +82,10 @@ NameMaps maps_from_json(const nlohmann::json& metadata) {
     maps.outputs.emplace_back(p.at("onnx"), p.at("operand"));
   }
   for (const auto& n : metadata["pinned_inputs"]) maps.pinned.push_back(n);
+  for (const auto& v : metadata["values"]) {
+    const auto& operand = v.at("operand");
+    maps.values.emplace_back(v.at("onnx"), operand.is_null() ? "" : operand.get<std::string>());
+  }
   // Absent in entries written before inputs were pruned.
   for (const auto& p : metadata.value("pruned_inputs", nlohmann::json::array())) {
     const std::string dtype = p.at("dtype");
@@ -98,7 +109,7 @@ CacheBuild convert_into_cache_dir(const std::string& onnx_path, const onnx::Mode
   if (!fs::exists(dir + "/model.safetensors"))
     format::write_safetensors(dir + "/model.safetensors", {});
   std::vector<format::TensorToWrite> pinned;
-  NameMaps maps{r.inputs, r.outputs, {}, r.pruned};
+  NameMaps maps{r.inputs, r.outputs, {}, r.pruned, r.values};
   for (const auto& [name, t] : r.pinned) {
     pinned.push_back({name, t.dtype, t.shape, t.data});
     maps.pinned.push_back(name);

@@ -29,6 +29,9 @@ struct NameMaps {
   // Inputs the converted graph no longer has (nothing read them): ONNX Runtime still needs
   // values for them, generated from these declarations.
   std::vector<std::pair<std::string, OperandDesc>> pruned;
+  // ImportResult::values: every top-level node output in conversion order, with its operand
+  // ("" when folded to a constant). `wnn validate --per-node` compares through it.
+  std::vector<std::pair<std::string, std::string>> values;
 };
 nlohmann::json maps_json(const NameMaps& maps);
 NameMaps maps_from_json(const nlohmann::json& metadata);  // throws naming a missing key

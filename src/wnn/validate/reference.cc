@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -179,13 +180,28 @@ ReferenceRun run_ort_reference(const std::string& model_path, const std::vector<
     run.message = loc.why;
     return run;
   }
-  const std::string in_path = work_dir + "/ort-inputs.safetensors";
-  const std::string out_path = work_dir + "/ort-outputs.safetensors";
-  const std::string err_path = work_dir + "/ort-stderr.txt";
+  static std::atomic<int> calls{0};
+  const std::string stem = fmt::format("{}/ort-{}", work_dir, calls++);
+  const std::string in_path = stem + "-inputs.safetensors";
+  const std::string out_path = stem + "-outputs.safetensors";
+  const std::string err_path = stem + "-stderr.txt";
+  struct RemoveFiles {
+    std::vector<std::string> paths;
+    ~RemoveFiles() {
+      std::error_code ec;
+      for (const auto& p : paths) fs::remove(p, ec);
+    }
+  } remove_files{{in_path, out_path, err_path}};
   write_feeds(in_path, feeds);
-  std::vector<std::string> argv_s = {
-      loc.node, loc.run_js,  "--model", model_path,  "--inputs",
-      in_path,  "--outputs", out_path,  "--threads", std::to_string(options.threads)};
+  std::vector<std::string> argv_s = {loc.node,         loc.run_js,
+                                     "--model",        model_path,
+                                     "--inputs",       in_path,
+                                     "--outputs",      out_path,
+                                     "--threads",      std::to_string(options.threads),
+                                     "--optimization", options.optimization};
+  if (!options.external_data_dir.empty()) {
+    argv_s.insert(argv_s.end(), {"--external-data-dir", options.external_data_dir});
+  }
   std::vector<char*> argv;
   for (auto& s : argv_s) argv.push_back(s.data());
   argv.push_back(nullptr);

@@ -34,6 +34,8 @@ struct ReferenceRun {
 struct ReferenceOptions {
   int timeout_seconds = 600;
   int threads = 1;
+  std::string optimization = "all";  // ORT's graph optimization level (run.js --optimization)
+  std::string external_data_dir;     // run.js --external-data-dir; "" resolves beside the model
 };
 
 // run.js: $WNN_ORT_REFERENCE (the file or its directory), else the source tree's
@@ -46,7 +48,8 @@ struct ReferenceLocation {
 };
 ReferenceLocation locate_ort_reference();
 
-// Runs `model_path` in ORT on `feeds`, using `work_dir` (which must exist) for the tensor files.
+// Runs `model_path` in ORT on `feeds`, using `work_dir` (which must exist) for the tensor files
+// (fresh names on every call, removed afterwards).
 ReferenceRun run_ort_reference(const std::string& model_path, const std::vector<FeedTensor>& feeds,
                                const std::string& work_dir, const ReferenceOptions& options = {});
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "wnn/core/atomic_file.h"
 
 namespace wnn::validate {
@@ -20,7 +22,69 @@ std::string input_dtype(const InputRecord& in) {
   return in.onnx_bool ? "bool" : std::string(dtype_name(in.dtype));
 }
 
+size_t within_floor_count(const Report& r) {
+  return size_t(std::count_if(r.outputs.begin(), r.outputs.end(), [](const OutputRecord& o) {
+    return o.compared && o.metrics.within_floor_only();
+  }));
+}
+
+nlohmann::json noise_floor_section(const Report& r) {
+  nlohmann::json within = nlohmann::json::array();
+  for (const auto& o : r.outputs) {
+    if (o.compared && o.metrics.within_floor_only()) within.push_back(o.name);
+  }
+  return {{"mode", noise_floor_mode_name(r.noise_floor.mode)},
+          {"k", kNoiseFloorFactor},
+          {"measured", r.noise_floor.measured},
+          {"runs", r.noise_floor.runs},
+          {"error", nullable_string(r.noise_floor.error)},
+          {"within_floor", within}};
+}
+
 }  // namespace
+
+nlohmann::json noise_floor_json(const std::optional<NoiseFloor>& floor) {
+  if (!floor) return nullptr;
+  return {{"max_abs", floor->value}, {"per_run", floor->per_run}, {"differing", floor->differing}};
+}
+
+nlohmann::json metrics_json(const OutputMetrics& m, bool compared,
+                            const std::optional<NoiseFloor>& floor) {
+  auto metric = [&](auto v) { return compared ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  return {{"failing", metric(m.failing)},
+          {"failing_fraction", metric(m.failing_fraction)},
+          {"failing_without_floor", metric(m.failing_without_floor)},
+          {"max_abs", metric(m.max_abs)},
+          {"mean_abs", metric(m.mean_abs)},
+          {"rmse", metric(m.rmse)},
+          {"max_normalized", metric(m.max_normalized)},
+          {"cosine", compared && m.cosine ? nlohmann::json(*m.cosine) : nullptr},
+          {"top1_agreement",
+           compared && m.top1_agreement ? nlohmann::json(*m.top1_agreement) : nullptr},
+          {"noise_floor", noise_floor_json(floor)},
+          {"within_noise_floor", compared && m.within_floor_only()}};
+}
+
+std::string metrics_text(const OutputMetrics& m, DataType dtype,
+                         const std::optional<NoiseFloor>& floor) {
+  std::string s = fmt::format("max_abs {:.3g}  mean_abs {:.3g}  max_norm {:.3g}", m.max_abs,
+                              m.mean_abs, m.max_normalized);
+  if (m.cosine) s += fmt::format("  cos {:.6f}", *m.cosine);
+  if (m.top1_agreement) s += fmt::format("  top1 {:.1f}%", *m.top1_agreement * 100);
+  if (m.failing > 0) {
+    s += fmt::format("  failing {}/{} ({:.2f}%)", m.failing, m.elements, m.failing_fraction * 100);
+  }
+  if (floor && is_float(dtype)) {
+    s += fmt::format("  floor {:.3g} (x{:g})", floor->value, kNoiseFloorFactor);
+  } else if (floor) {
+    s += fmt::format("  floor {} differing (x{:g})", floor->differing, kNoiseFloorFactor);
+  }
+  if (m.within_floor_only()) {
+    s += fmt::format("  within noise floor ({} beyond {})", m.failing_without_floor,
+                     is_float(dtype) ? "atol/rtol" : "exact");
+  }
+  return s;
+}
 
 nlohmann::json report_json(const Report& r) {
   nlohmann::json j = nlohmann::json::object();
@@ -47,29 +111,23 @@ nlohmann::json report_json(const Report& r) {
   }
   j["outputs"] = nlohmann::json::array();
   for (const auto& o : r.outputs) {
-    const auto& m = o.metrics;
-    auto metric = [&](double v) {
-      return o.compared ? nlohmann::json(v) : nlohmann::json(nullptr);
-    };
-    j["outputs"].push_back({{"name", o.name},
-                            {"dtype", dtype_name(o.dtype)},
-                            {"shape", o.shape},
-                            {"pass", o.pass},
-                            {"atol", o.tol.atol},
-                            {"rtol", o.tol.rtol},
-                            {"failing", o.compared ? nlohmann::json(m.failing) : nullptr},
-                            {"failing_fraction", metric(m.failing_fraction)},
-                            {"max_abs", metric(m.max_abs)},
-                            {"mean_abs", metric(m.mean_abs)},
-                            {"rmse", metric(m.rmse)},
-                            {"max_normalized", metric(m.max_normalized)},
-                            {"cosine", optional_number(m.cosine)},
-                            {"top1_agreement", optional_number(m.top1_agreement)}});
+    nlohmann::json out = metrics_json(o.metrics, o.compared, o.floor);
+    out.update({{"name", o.name},
+                {"dtype", dtype_name(o.dtype)},
+                {"shape", o.shape},
+                {"pass", o.pass},
+                {"atol", o.tol.atol},
+                {"rtol", o.tol.rtol}});
+    j["outputs"].push_back(std::move(out));
   }
+  j["noise_floor"] = noise_floor_section(r);
+  j["per_node"] = r.per_node ? per_node_json(*r.per_node) : nlohmann::json(nullptr);
   j["timings_ms"] = {{"convert", optional_number(r.timings.convert)},
                      {"load", optional_number(r.timings.load)},
                      {"wnn_run", optional_number(r.timings.wnn_run)},
-                     {"ort_run", optional_number(r.timings.ort_run)}};
+                     {"ort_run", optional_number(r.timings.ort_run)},
+                     {"noise_floor", optional_number(r.timings.noise_floor)},
+                     {"per_node", optional_number(r.timings.per_node)}};
   return j;
 }
 
@@ -80,22 +138,22 @@ std::string report_summary(const Report& r) {
     s += fmt::format("{} {} {}{}", o.pass ? "✓" : "✗", o.name, dtype_name(o.dtype),
                      shape_to_string(o.shape));
     if (o.compared) {
-      s += fmt::format("  max_abs {:.3g}  mean_abs {:.3g}  max_norm {:.3g}", m.max_abs, m.mean_abs,
-                       m.max_normalized);
-      if (m.cosine) s += fmt::format("  cos {:.6f}", *m.cosine);
-      if (m.top1_agreement) s += fmt::format("  top1 {:.1f}%", *m.top1_agreement * 100);
-      if (m.failing > 0) {
-        s += fmt::format("  failing {}/{} ({:.2f}%)", m.failing, m.elements,
-                         m.failing_fraction * 100);
-      }
+      s += "  " + metrics_text(m, o.dtype, o.floor);
       s += fmt::format("  (atol {:g} rtol {:g})", o.tol.atol, o.tol.rtol);
     } else {
       s += "  not compared (shape or dtype differs)";
     }
     s += "\n";
   }
+  if (!r.noise_floor.error.empty()) {
+    s += fmt::format("noise floor not measured: {}\n", r.noise_floor.error);
+  }
+  if (r.per_node) s += per_node_summary(*r.per_node);
   if (r.pass) {
     s += fmt::format("PASS {}: {} output(s) match ONNX Runtime", r.model, r.outputs.size());
+    if (const size_t n = within_floor_count(r); n > 0) {
+      s += fmt::format(" ({} within {:g}x the reference's noise floor)", n, kNoiseFloorFactor);
+    }
   } else {
     s += fmt::format("FAIL {} at {}: {}", r.model, r.stage, r.message);
   }

@@ -12,6 +12,7 @@
 #include "wnn/format/weights.h"
 #include "wnn/validate/conversion.h"
 #include "wnn/validate/model_inputs.h"
+#include "wnn/validate/test_faults.h"
 
 namespace wnn::validate {
 
@@ -93,26 +94,6 @@ bool is_onnx_bool(const onnx::ModelProto& model, const std::string& name) {
   return in && in->type.elem_type == int32_t(onnx::OnnxType::kBool);
 }
 
-// Test-only: WNN_VALIDATE_TEST_PERTURB=1 scales the first float32 weights constant by 1.25 after
-// loading, a deliberately wrong conversion the comparison must catch (tests/unit/validate).
-void perturb_for_tests(Graph& graph) {
-  const char* env = std::getenv("WNN_VALIDATE_TEST_PERTURB");
-  if (!env || std::string_view(env) != "1") return;
-  const auto constants = graph.constants();
-  for (size_t i = 0; i < constants.size(); ++i) {
-    const auto& desc = graph.desc(constants[i].id);
-    if (constants[i].init != ConstantInitKind::kWeights || desc.dtype != DataType::kFloat32 ||
-        constants[i].data.size() == 0) {
-      continue;
-    }
-    Buffer copy = Buffer::copy_of(constants[i].data.bytes());
-    float* f = reinterpret_cast<float*>(copy.mutable_data());
-    for (size_t k = 0; k < copy.size() / sizeof(float); ++k) f[k] = f[k] * 1.25f + 0.01f;
-    graph.bind_constant(i, std::move(copy));
-    return;
-  }
-}
-
 struct Prepared {
   std::string graph_path, weights_path;
   NameMaps maps;
@@ -187,6 +168,7 @@ Prepared prepare(const std::string& onnx_path, const onnx::ModelProto& model,
   p.maps.inputs = r.inputs;
   p.maps.outputs = r.outputs;
   p.maps.pruned = r.pruned;
+  p.maps.values = r.values;
   for (auto& [name, t] : r.pinned) {
     p.maps.pinned.push_back(name);
     p.pinned[name] = t;
@@ -194,10 +176,38 @@ Prepared prepare(const std::string& onnx_path, const onnx::ModelProto& model,
   return p;
 }
 
-void compare_outputs(const onnx::ModelProto& model, const NameMaps& maps,
-                     const std::vector<runtime::NamedTensor>& wnn_out,
-                     const std::vector<runtime::NamedTensor>& ort_out,
-                     const ValidateOptions& options, Report& report) {
+Tolerance tolerance_for(DataType dtype, const std::optional<Tolerance>& quantized,
+                        const ValidateOptions& options) {
+  Tolerance tol = default_tolerance(dtype, quantized);
+  if (is_float(dtype)) {
+    if (options.atol) tol.atol = *options.atol;
+    if (options.rtol) tol.rtol = *options.rtol;
+  }
+  return tol;
+}
+
+// One compared output: its record in the report and both values.
+struct OutputPair {
+  size_t record;
+  const Tensor* wnn;
+  const Tensor* ort;
+};
+
+void judge(OutputRecord& rec, const Tensor& a, const Tensor& r) {
+  rec.metrics = compare_tensors(a.view(), r.view(), rec.tol);
+  if (r.size() > 0 && looks_like_classes(rec.name, r.dtype, r.shape)) {
+    rec.metrics.top1_agreement = top1_agreement(a.view(), r.view());
+  }
+  rec.pass = rec.metrics.pass;
+}
+
+// Pairs every output by name and judges it with the dtype tolerance; returns what does not map
+// (missing, extra, or a dtype or shape that differs).
+std::vector<std::string> compare_outputs(const onnx::ModelProto& model, const NameMaps& maps,
+                                         const std::vector<runtime::NamedTensor>& wnn_out,
+                                         const std::vector<runtime::NamedTensor>& ort_out,
+                                         const ValidateOptions& options, Report& report,
+                                         std::vector<OutputPair>& pairs) {
   std::map<std::string, const Tensor*> by_operand, by_onnx;
   for (const auto& t : wnn_out) by_operand[t.name] = &t.tensor;
   for (const auto& t : ort_out) by_onnx[t.name] = &t.tensor;
@@ -239,11 +249,7 @@ void compare_outputs(const onnx::ModelProto& model, const NameMaps& maps,
     rec.name = out.name;
     rec.dtype = r.dtype;
     rec.shape = r.shape;
-    rec.tol = default_tolerance(r.dtype, quantized);
-    if (is_float(r.dtype)) {
-      if (options.atol) rec.tol.atol = *options.atol;
-      if (options.rtol) rec.tol.rtol = *options.rtol;
-    }
+    rec.tol = tolerance_for(r.dtype, quantized, options);
     if (a.dtype != r.dtype || a.shape != r.shape) {
       problems.push_back(fmt::format("output '{}': wnn gives {}{}, ONNX Runtime {}{}", out.name,
                                      dtype_name(a.dtype), shape_to_string(a.shape),
@@ -253,11 +259,8 @@ void compare_outputs(const onnx::ModelProto& model, const NameMaps& maps,
       continue;
     }
     rec.compared = true;
-    rec.metrics = compare_tensors(a.view(), r.view(), rec.tol);
-    if (r.size() > 0 && looks_like_classes(out.name, r.dtype, r.shape)) {
-      rec.metrics.top1_agreement = top1_agreement(a.view(), r.view());
-    }
-    rec.pass = rec.metrics.pass;
+    judge(rec, a, r);
+    pairs.push_back({report.outputs.size(), &a, &r});
     report.outputs.push_back(std::move(rec));
   }
   for (const auto& t : wnn_out) {
@@ -272,8 +275,39 @@ void compare_outputs(const onnx::ModelProto& model, const NameMaps& maps,
     if (!declared)
       problems.push_back(fmt::format("ONNX Runtime returned an extra output '{}'", t.name));
   }
-  int failing_outputs = 0;
-  for (const auto& o : report.outputs) failing_outputs += !o.pass;
+  return problems;
+}
+
+// Measures the reference's noise floor when the mode asks for it (auto: some output failed the
+// dtype tolerance) and judges the outputs again with k times their floor.
+void apply_noise_floor(const std::string& onnx_path, const std::vector<FeedTensor>& feeds,
+                       const std::string& scratch, const ValidateOptions& options,
+                       const std::vector<OutputPair>& pairs, Report& report) {
+  report.noise_floor.mode = options.noise_floor;
+  if (options.noise_floor == NoiseFloorMode::kOff) return;
+  const bool failing = std::any_of(pairs.begin(), pairs.end(), [&](const OutputPair& p) {
+    return !report.outputs[p.record].pass;
+  });
+  if (options.noise_floor == NoiseFloorMode::kAuto && !failing) return;
+  const NoiseFloorRuns runs =
+      run_noise_floor(fs::absolute(onnx_path).string(), feeds, scratch, options.reference);
+  report.timings.noise_floor = runs.ms;
+  if (runs.status != ReferenceRun::Status::kOk) {
+    report.noise_floor.error = runs.message;
+    return;
+  }
+  report.noise_floor.measured = true;
+  for (const auto& r : runs.runs) report.noise_floor.runs.push_back(describe_run(r));
+  for (const OutputPair& p : pairs) {
+    OutputRecord& rec = report.outputs[p.record];
+    rec.floor = noise_floor_of(rec.name, *p.ort, runs);
+    if (!rec.floor) continue;
+    rec.tol = with_noise_floor(rec.tol, rec.dtype, *rec.floor);
+    judge(rec, *p.wnn, *p.ort);
+  }
+}
+
+void verdict(const std::vector<std::string>& problems, const Report& report) {
   if (!problems.empty()) {
     throw StageFailure{
         "numerical",
@@ -281,11 +315,16 @@ void compare_outputs(const onnx::ModelProto& model, const NameMaps& maps,
             (problems.size() > 1 ? fmt::format(" (and {} more)", problems.size() - 1) : ""),
         1};
   }
+  int failing_outputs = 0;
+  for (const auto& o : report.outputs) failing_outputs += !o.pass;
   if (failing_outputs > 0) {
     throw StageFailure{"numerical",
                        fmt::format("{} of {} outputs differ from ONNX Runtime beyond tolerance",
                                    failing_outputs, report.outputs.size()),
                        1};
+  }
+  if (report.per_node && !report.per_node->error.empty()) {
+    throw StageFailure{report.per_node->error_stage, "--per-node: " + report.per_node->error, 1};
   }
 }
 
@@ -325,7 +364,7 @@ void run_pipeline(const std::string& onnx_path, const ValidateOptions& options,
     format::LoadOptions load;
     load.weights_path = p.weights_path;
     format::Model m = format::load_model(p.graph_path, load);
-    perturb_for_tests(m.graph);
+    apply_test_fault(m.graph);  // test-only, see test_faults.h
     return std::make_shared<const Graph>(std::move(m.graph));
   });
   auto session = in_stage(
@@ -404,6 +443,7 @@ void run_pipeline(const std::string& onnx_path, const ValidateOptions& options,
     return session->run(views);
   });
   report.timings.wnn_run = ms_since(start);
+  session.reset();  // its memory, before ORT (and --per-node's sessions) need theirs
 
   const ReferenceRun ort = in_stage("reference", 1, [&] {
     return run_ort_reference(fs::absolute(onnx_path).string(), feeds, scratch, options.reference);
@@ -413,8 +453,33 @@ void run_pipeline(const std::string& onnx_path, const ValidateOptions& options,
     throw StageFailure{"reference", ort.message,
                        ort.status == ReferenceRun::Status::kUnavailable ? 2 : 1};
   }
-  in_stage("numerical", 1,
-           [&] { compare_outputs(model, p.maps, wnn_out, ort.outputs, options, report); });
+  std::vector<std::string> problems;
+  std::vector<OutputPair> pairs;
+  in_stage("numerical", 1, [&] {
+    problems = compare_outputs(model, p.maps, wnn_out, ort.outputs, options, report, pairs);
+  });
+  in_stage("reference", 1,
+           [&] { apply_noise_floor(onnx_path, feeds, scratch, options, pairs, report); });
+  if (options.per_node.enabled) {
+    PerNodeInputs in;
+    in.onnx_path = fs::absolute(onnx_path).string();
+    in.model = &model;
+    in.values = p.maps.values;
+    in.graph = graph;
+    in.wnn_inputs = wnn_inputs;
+    in.feeds = feeds;
+    in.session = options.session;
+    in.reference = options.reference;
+    in.noise_floor = options.noise_floor;
+    const auto quantized = quantization_tolerance(model);
+    in.tolerance = [&](DataType d) { return tolerance_for(d, quantized, options); };
+    in.work_dir = scratch;
+    in.progress = options.progress;
+    report.per_node =
+        in_stage("runtime", 1, [&] { return compare_per_node(in, options.per_node); });
+    report.timings.per_node = report.per_node->ms;
+  }
+  verdict(problems, report);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // every output. The report (report.h) records every outcome, failures included.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,6 +12,8 @@
 #include "wnn/onnx/import.h"
 #include "wnn/runtime/session.h"
 #include "wnn/validate/compare.h"
+#include "wnn/validate/noise_floor.h"
+#include "wnn/validate/per_node.h"
 #include "wnn/validate/reference.h"
 
 namespace wnn::validate {
@@ -30,6 +33,10 @@ struct ValidateOptions {
   ReferenceOptions reference;
   Storage storage = Storage::kTemporary;
   std::string output_dir;  // kDirectory
+  NoiseFloorMode noise_floor = NoiseFloorMode::kAuto;
+  PerNodeOptions per_node;
+  // Progress of long stages (--per-node), one line at a time; unset for none.
+  std::function<void(const std::string&)> progress;
 };
 
 struct InputRecord {
@@ -47,7 +54,16 @@ struct OutputRecord {
   bool pass = false;
   Tolerance tol;
   OutputMetrics metrics;
-  bool compared = false;  // false when shapes or dtypes differ (metrics stay empty)
+  bool compared = false;            // false when shapes or dtypes differ (metrics stay empty)
+  std::optional<NoiseFloor> floor;  // when measured (float outputs only)
+};
+
+// What the noise-floor step did (noise_floor.h).
+struct NoiseFloorRecord {
+  NoiseFloorMode mode = NoiseFloorMode::kAuto;
+  bool measured = false;
+  std::vector<std::string> runs;  // describe_run of each run, when measured
+  std::string error;              // the extra ORT runs failed: no floor was applied
 };
 
 struct UnsupportedRecord {
@@ -57,7 +73,8 @@ struct UnsupportedRecord {
 };
 
 struct Timings {
-  std::optional<double> convert, load, wnn_run, ort_run;  // ms; unset when the stage did not run
+  // ms; unset when the stage did not run
+  std::optional<double> convert, load, wnn_run, ort_run, noise_floor, per_node;
 };
 
 struct Report {
@@ -69,6 +86,8 @@ struct Report {
   std::vector<UnsupportedRecord> unsupported;
   std::vector<InputRecord> inputs;
   std::vector<OutputRecord> outputs;
+  NoiseFloorRecord noise_floor;
+  std::optional<PerNodeReport> per_node;  // with --per-node, once both sides ran
   Timings timings;
   int exit_code = 0;  // 0 pass, 1 mismatch/reference/runtime failure, 2 conversion/user, 3 bug
   std::vector<std::string> warnings;  // importer warnings

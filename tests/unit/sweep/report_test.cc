@@ -147,6 +147,7 @@ TEST(JsonReport, RoundTripsAndCounts) {
   EXPECT_EQ(j["summary"]["failed"], 4);
   EXPECT_EQ(j["summary"]["expected_failures"], 1);
   EXPECT_EQ(j["summary"]["unexpected_passes"], 1);
+  EXPECT_EQ(j["summary"]["passed_within_noise_floor"], 0);
   EXPECT_EQ(j["summary"]["red"], true);
   EXPECT_EQ(j["entries"][4]["outcome"], "unexpected-pass");
   EXPECT_EQ(j["entries"][0]["stage"], nullptr);
@@ -201,6 +202,42 @@ TEST(JUnit, OneTestcasePerEntryWithFailuresAndSkips) {
   EXPECT_NE(x.find("<failure type=\"unexpected-pass\""), std::string::npos);
   EXPECT_NE(x.find("<testcase classname=\"validate-models\" name=\"alpha\" time=\"0.300\"/>"),
             std::string::npos);
+}
+
+TEST(NoiseFloor, PassesThatReliedOnTheFloorAreMarkedEverywhere) {
+  SweepReport rep = sample();
+  EntryResult& a = rep.entries[0];
+  classify_validate_report(
+      a, json{{"status", "pass"},
+              {"stage", nullptr},
+              {"noise_floor", {{"measured", true}, {"within_floor", {"offsets", "s<1>"}}}}});
+  EXPECT_EQ(a.within_noise_floor, (std::vector<std::string>{"offsets", "s<1>"}));
+  EXPECT_EQ(noise_floor_note(a), "within the reference's noise floor: offsets, s<1>");
+  const std::string s = summary_text(rep);
+  EXPECT_EQ(s.substr(0, s.find('\n')),
+            "7 entries: 1 passed (14.3%, 1 within the reference's noise floor), 5 failed (71.4%), "
+            "1 expected failures (14.3%)");
+  EXPECT_NE(s.find("  alpha [within the reference's noise floor: offsets, s<1>]\n"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(Progress::line(1, 7, a),
+            "[1/7] PASS alpha (0.3 s) (within the reference's noise floor: offsets, s<1>)");
+  const json j = to_json(rep);
+  EXPECT_EQ(j["summary"]["passed_within_noise_floor"], 1);
+  EXPECT_EQ(j["entries"][0]["within_noise_floor"], (std::vector<std::string>{"offsets", "s<1>"}));
+  EXPECT_EQ(to_json(sweep_report_from_json(j, "r.json")), j);
+  const std::string x = junit_xml(rep);
+  EXPECT_NE(x.find("<testcase classname=\"validate-models\" name=\"alpha\" time=\"0.300\">\n"
+                   "      <properties><property name=\"within_noise_floor\" "
+                   "value=\"offsets,s&lt;1&gt;\"/></properties>\n"
+                   "      <system-out>within the reference&apos;s noise floor: offsets, "
+                   "s&lt;1&gt;</system-out>\n    </testcase>"),
+            std::string::npos)
+      << x;
+  // A failure never carries the note, whatever its report lists.
+  EntryResult& b = rep.entries[1];
+  b.within_noise_floor = {"logits"};
+  EXPECT_EQ(noise_floor_note(b), "");
 }
 
 TEST(Progress, BarAndLines) {

@@ -33,9 +33,9 @@ TEST(Validate, SmallCnnMatchesOrtAndTheReportKeepsTheContract) {
   const nlohmann::json j = report_json(r);
   std::vector<std::string> keys;
   for (const auto& [k, _] : j.items()) keys.push_back(k);
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"inputs", "message", "model", "outputs", "sha256", "stage",
-                                      "status", "timings_ms", "unsupported", "wnn_version"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"inputs", "message", "model", "noise_floor", "outputs",
+                                            "per_node", "sha256", "stage", "status", "timings_ms",
+                                            "unsupported", "wnn_version"}));
   EXPECT_EQ(j["status"], "pass");
   EXPECT_TRUE(j["stage"].is_null());
   ASSERT_EQ(j["outputs"].size(), 1u);
@@ -43,8 +43,15 @@ TEST(Validate, SmallCnnMatchesOrtAndTheReportKeepsTheContract) {
   for (const auto& [k, _] : j["outputs"][0].items()) out_keys.push_back(k);
   EXPECT_EQ(out_keys,
             (std::vector<std::string>{"atol", "cosine", "dtype", "failing", "failing_fraction",
-                                      "max_abs", "max_normalized", "mean_abs", "name", "pass",
-                                      "rmse", "rtol", "shape", "top1_agreement"}));
+                                      "failing_without_floor", "max_abs", "max_normalized",
+                                      "mean_abs", "name", "noise_floor", "pass", "rmse", "rtol",
+                                      "shape", "top1_agreement", "within_noise_floor"}));
+  // auto: the output passed the dtype tolerance, so ORT ran once and no floor was measured.
+  EXPECT_EQ(j["noise_floor"]["mode"], "auto");
+  EXPECT_EQ(j["noise_floor"]["measured"], false);
+  EXPECT_TRUE(j["outputs"][0]["noise_floor"].is_null());
+  EXPECT_TRUE(j["timings_ms"]["noise_floor"].is_null());
+  EXPECT_TRUE(j["per_node"].is_null());
   EXPECT_EQ(j["outputs"][0]["name"], "logits");
   EXPECT_EQ(j["outputs"][0]["top1_agreement"], 1.0);
   EXPECT_EQ(j["inputs"][0]["shape"], (std::vector<int64_t>{1, 3, 32, 32}));  // batch -> 1
@@ -55,7 +62,7 @@ TEST(Validate, SmallCnnMatchesOrtAndTheReportKeepsTheContract) {
 }
 
 TEST(Validate, ADeliberatelyWrongConversionIsCaught) {
-  ScopedEnv perturb("WNN_VALIDATE_TEST_PERTURB", "1");
+  ScopedEnv perturb("WNN_VALIDATE_TEST_FAULT", "scale-weights");
   const Report r = validate_onnx_model(kTinyClassifier, ref_options());
   EXPECT_FALSE(r.pass);
   EXPECT_EQ(r.stage, "numerical");
@@ -65,6 +72,83 @@ TEST(Validate, ADeliberatelyWrongConversionIsCaught) {
   EXPECT_GT(r.outputs[0].metrics.failing, 0);
   EXPECT_GT(r.outputs[0].metrics.max_normalized, 1.0);
   EXPECT_NE(report_summary(r).find("✗ logits"), std::string::npos);
+}
+
+TEST(Validate, AnUnknownTestFaultIsAnError) {
+  ScopedEnv fault("WNN_VALIDATE_TEST_FAULT", "flip-everything");
+  const Report r = validate_onnx_model(kTinyClassifier, ref_options());
+  EXPECT_FALSE(r.pass);
+  EXPECT_NE(r.message.find("expected one of scale-weights, pad-off-by-one"), std::string::npos)
+      << r.message;
+  ScopedEnv nowhere("WNN_VALIDATE_TEST_FAULT", "drop-epsilon");  // the classifier has none
+  const Report n = validate_onnx_model(kTinyClassifier, ref_options());
+  EXPECT_NE(n.message.find("no eligible node"), std::string::npos) << n.message;
+}
+
+// ill_conditioned.onnx: ORT with and without graph optimizations disagrees beyond the float32
+// tolerance on its output (see make_per_node_models.py), and so does wnn.
+const std::string kIllConditioned = kFixtures + "ill_conditioned.onnx";
+
+TEST(NoiseFloorValidate, AnIllConditionedOutputPassesWithinTheFloorOnly) {
+  ValidateOptions off = ref_options();
+  off.noise_floor = NoiseFloorMode::kOff;
+  const Report plain = validate_onnx_model(kIllConditioned, off);
+  EXPECT_FALSE(plain.pass);
+  EXPECT_EQ(plain.stage, "numerical");
+  EXPECT_FALSE(plain.noise_floor.measured);
+
+  const Report r = validate_onnx_model(kIllConditioned, ref_options());
+  ASSERT_TRUE(r.pass) << r.message;
+  EXPECT_TRUE(r.noise_floor.measured);
+  EXPECT_EQ(r.noise_floor.runs, (std::vector<std::string>{"optimization disabled, 1 thread",
+                                                          "optimization all, 2 threads"}));
+  ASSERT_EQ(r.outputs.size(), 1u);
+  const OutputRecord& y = r.outputs[0];
+  ASSERT_TRUE(y.floor.has_value());
+  EXPECT_GT(y.floor->per_run[0], 1e-4);  // the optimizations move ORT's own answer
+  EXPECT_EQ(y.tol.floor, kNoiseFloorFactor * y.floor->value);
+  EXPECT_GT(y.metrics.failing_without_floor, 0);
+  EXPECT_EQ(y.metrics.failing, 0);
+  EXPECT_TRUE(y.metrics.within_floor_only());
+  EXPECT_LE(y.metrics.max_normalized, 1.0);
+  const auto j = report_json(r);
+  EXPECT_EQ(j["noise_floor"]["within_floor"], (std::vector<std::string>{"y"}));
+  EXPECT_EQ(j["noise_floor"]["k"], kNoiseFloorFactor);
+  EXPECT_EQ(j["outputs"][0]["within_noise_floor"], true);
+  EXPECT_EQ(j["outputs"][0]["noise_floor"]["max_abs"], y.floor->value);
+  EXPECT_TRUE(j["timings_ms"]["noise_floor"].is_number());
+  const std::string s = report_summary(r);
+  EXPECT_NE(s.find("within noise floor ("), std::string::npos) << s;
+  EXPECT_NE(s.find(fmt::format("1 output(s) match ONNX Runtime (1 within {:g}x the reference's "
+                               "noise floor)",
+                               kNoiseFloorFactor)),
+            std::string::npos)
+      << s;
+}
+
+TEST(NoiseFloorValidate, AlwaysMeasuresEvenAPassingModel) {
+  ValidateOptions o = ref_options();
+  o.noise_floor = NoiseFloorMode::kAlways;
+  const Report r = validate_onnx_model(kTinyClassifier, o);
+  ASSERT_TRUE(r.pass) << r.message;
+  EXPECT_TRUE(r.noise_floor.measured);
+  ASSERT_TRUE(r.outputs[0].floor.has_value());
+  EXPECT_FALSE(r.outputs[0].metrics.within_floor_only());
+  EXPECT_EQ(report_summary(r).find("within"), std::string::npos);
+}
+
+TEST(NoiseFloorValidate, WrongConversionsFailWithTheFloorInUse) {
+  for (const char* fault : {"pad-off-by-one", "drop-epsilon", "transpose-filter"}) {
+    ScopedEnv env("WNN_VALIDATE_TEST_FAULT", fault);
+    const Report r = validate_onnx_model(kIllConditioned, ref_options());
+    EXPECT_FALSE(r.pass) << fault;
+    EXPECT_EQ(r.stage, "numerical") << fault << ": " << r.message;
+    ASSERT_EQ(r.outputs.size(), 1u) << fault;
+    const OutputRecord& y = r.outputs[0];
+    ASSERT_TRUE(y.floor.has_value()) << fault;
+    EXPECT_GT(y.tol.floor, 0) << fault;
+    EXPECT_GT(y.metrics.failing_fraction, 0.5) << fault;
+  }
 }
 
 TEST(Validate, OrtFailureReportsOrtsOwnMessage) {
