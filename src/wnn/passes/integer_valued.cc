@@ -12,7 +12,8 @@ bool integer_constant(const Graph& g, OperandId id) {
   if (c == nullptr || !c->bound()) return false;
   const OperandDesc& d = g.desc(id);
   const ConstTensorView v{d.dtype, d.shape, c->data.data()};
-  for (int64_t i = 0; i < v.size(); ++i) {
+  const int64_t count = v.size();
+  for (int64_t i = 0; i < count; ++i) {
     const double x = element_as_double(v, i);
     if (!std::isfinite(x) || x != std::floor(x)) return false;
   }
