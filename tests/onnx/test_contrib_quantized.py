@@ -119,7 +119,7 @@ class ConvIntegerTest(ContribTestBase):
 
     def test_large_k_is_exact_where_float32_accumulation_is_not(self):
         # K = 512 * 9 = 4608 same-signed products near 50000: sums near 2^28, which float32
-        # accumulation rounds. The weight is split into base-16 digits.
+        # accumulation rounds. The input channels are cut into chunks (conv groups).
         x = self.rng.integers(200, 256, (1, 512, 5, 5), dtype=U8)
         w = self.rng.integers(200, 256, (16, 512, 3, 3), dtype=U8)
         xc, wc = x.astype(np.int64) - 3, w.astype(np.int64) - 1
@@ -127,14 +127,21 @@ class ConvIntegerTest(ContribTestBase):
                                                wc.reshape(16, -1)))
         self.check(self.conv_case(x, w, 3, 1, pads=[1, 1, 1, 1]))
 
-    def test_k_beyond_three_digits_is_chunked(self):
-        # K = 2048 * 9 with every weight 250..255 (top base-8 digit 4): even three digits sum
-        # past 2^24 / 255 per filter, so the input channels are cut in two (conv groups).
-        x = self.rng.integers(0, 256, (1, 2048, 3, 4), dtype=U8)
-        w = self.rng.integers(250, 256, (3, 2048, 3, 3), dtype=U8)
+    def test_large_kernel_is_split_into_digits(self):
+        # One input channel of a 17x17 kernel already sums past 2^24 (289 * 250 * 255), and a
+        # channel cannot be cut: the weight becomes base-16 digits.
+        x = self.rng.integers(200, 256, (1, 2, 20, 19), dtype=U8)
+        w = self.rng.integers(240, 256, (3, 2, 17, 17), dtype=U8)
         xc, wc = x.astype(np.int64), w.astype(np.int64)
-        self.assertTrue(float32_sum_is_inexact(xc[0, :, 0:3, 0:3].reshape(1, -1),
+        self.assertTrue(float32_sum_is_inexact(xc[0, :, 0:17, 0:17].reshape(1, -1),
                                                wc.reshape(3, -1)))
+        self.check(self.conv_case(x, w, 0, 0, pads=[2, 1, 0, 3]))
+
+    def test_very_large_kernel_is_split_into_three_digits(self):
+        # 65 x 65 taps of 255: base-16's high digit (16) still sums past 2^24, base 8's (4) not.
+        x = self.rng.integers(0, 256, (1, 1, 67, 66), dtype=U8)
+        w = np.full((2, 1, 65, 65), 255, U8)
+        w[1, 0, ::2] = 250
         self.check(self.conv_case(x, w, 0, 0, pads=[1, 1, 1, 1]))
 
     def test_3x3_in_16_channel_blocks_matches_bit_for_bit(self):
@@ -228,6 +235,16 @@ class QLinearTest(ContribTestBase):
         node = helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"],
                                 ["y"])
         self.check(ContribCase([node], {"a": a}, inits, ["y"], out_dtype=U8, exact=True))
+
+
+class FloatOpsBeforeQuantizationTest(ContribTestBase):
+    # One ulp before a DynamicQuantizeLinear can flip its roundings: these float ops must give
+    # ORT's bits.
+    def test_division_by_a_constant_is_a_true_division(self):
+        # sqrt(32), as attention scales its scores: x * (1 / c) is one ulp off in ~40%.
+        node = helper.make_node("Div", ["x", "c"], ["y"])
+        self.check(ContribCase([node], {"x": self.rand(6, 50, 32)},
+                               {"c": np.array(5.656854, np.float32)}, ["y"], exact=True))
 
 
 class ResizeLinearTest(ContribTestBase):

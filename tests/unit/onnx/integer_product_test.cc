@@ -47,25 +47,46 @@ TEST(IntegerProduct, SmallReductionNeedsNoSplit) {
   EXPECT_EQ(s2->chunks, 7);  // the smallest divisor of 259 = 7 * 37 with runs of at most 258
 }
 
-TEST(IntegerProduct, LargeReductionSplitsIntoDigitsBeforeChunks) {
-  // K = 4608 weights of 200: 4608 * 200 * 255 exceeds 2^24 about 14 times. Base 16 digits
-  // (high digit 13, low digit -8) fit: 4608 * 13 * 255 = 15275520.
+TEST(IntegerProduct, LargeReductionIsCutIntoChunks) {
+  // K = 512 * 9 weights of 200: 4608 * 200 * 255 exceeds 2^24 about 14 times. Chunks add no
+  // multiply-adds: 16 chunks of 32 channels (32 * 9 * 200 * 255 = 14688000) beat base-16
+  // digits, which would double them.
   const std::vector<int64_t> w(4608, 200);
   const auto s = plan_exact_split(w, 1, 512, 9, 255);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->parts, 1);
+  EXPECT_EQ(s->chunks, 16);
+  EXPECT_GT(int64_t(64) * 9 * 200 * 255, kExactFloat32Integer);  // 8 chunks would not do
+}
+
+TEST(IntegerProduct, DigitsWhenOneUnitIsTooLarge) {
+  // One input channel of a 17x17 kernel: 289 * 250 * 255 exceeds 2^24 and a channel cannot be
+  // cut, so the weight is split into base-16 digits (high digit 16: 289 * 16 * 255 fits).
+  const std::vector<int64_t> w(2 * 289, 250);
+  const auto s = plan_exact_split(w, 1, 2, 289, 255);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->parts, 2);
   EXPECT_EQ(s->chunks, 1);
 }
 
-TEST(IntegerProduct, ChunksWhenEvenThreeDigitsSumTooFar) {
-  // K = 2048 * 9 weights of 255 (top base-8 digit 4): 18432 * 4 * 255 > 2^24, half of it fits.
-  const std::vector<int64_t> w(18432, 255);
-  const auto s = plan_exact_split(w, 1, 2048, 9, 255);
+TEST(IntegerProduct, DigitsWhenThePrimeReductionCannotBeCut) {
+  // K = 1031 (prime) products of 200 x 255: chunks would be single products (cost 17 * K).
+  const std::vector<int64_t> w(1031, 200);
+  const auto s = plan_exact_split(w, 1, 1031, 1, 255);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->parts, 2);
+  EXPECT_EQ(s->chunks, 1);
+}
+
+TEST(IntegerProduct, ThreeDigitsWhenTwoStillSumTooFar) {
+  // One channel of a 65x65 kernel of 255s: 4225 * 16 * 255 > 2^24 for the base-16 high digit,
+  // 4225 * 4 * 255 fits for the base-8 top digit.
+  const std::vector<int64_t> w(4225, 255);
+  const auto s = plan_exact_split(w, 1, 1, 4225, 255);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->parts, 3);
-  EXPECT_EQ(s->chunks, 2);
-  // Every chunk's bound holds: 9216 * 4 * 255 = 9400320.
-  EXPECT_LE(9216 * 4 * 255, kExactFloat32Integer);
+  EXPECT_EQ(s->chunks, 1);
+  EXPECT_GT(4225 * 16 * 255, kExactFloat32Integer);
 }
 
 TEST(IntegerProduct, BoundIsPerRowAndUsesTheActivationBound) {

@@ -168,6 +168,7 @@ std::optional<ExactSplit> plan_exact_split(std::span<const int64_t> w, int64_t r
   check(int64_t(w.size()) == rows * units * unit_size, "plan_exact_split: {} values for {}x{}x{}",
         w.size(), rows, units, unit_size);
   std::optional<ExactSplit> best;
+  int64_t best_cost = 0;
   const int64_t limit = kExactFloat32Integer / std::max<int64_t>(x_bound, 1);
   const size_t stride = size_t(units + 1);
   for (int parts = 1; parts <= max_parts; ++parts) {
@@ -183,28 +184,33 @@ std::optional<ExactSplit> plan_exact_split(std::span<const int64_t> w, int64_t r
           for (int p = 0; p < parts; ++p) unit[size_t(p)] += std::abs(d[size_t(p)]);
         }
         for (int p = 0; p < parts; ++p) {
-          auto& row = prefix[size_t(p)];
-          row[size_t(r) * stride + size_t(u) + 1] =
-              row[size_t(r) * stride + size_t(u)] + unit[size_t(p)];
+          int64_t* row = prefix[size_t(p)].data() + size_t(r) * stride;
+          row[u + 1] = row[u] + unit[size_t(p)];
         }
       }
     }
+    // The fewest chunks that make this many parts exact; more only cost more.
     for (int64_t chunks = 1; chunks <= units; ++chunks) {
-      if (best && parts * chunks >= best->parts * best->chunks) break;
       if (units % chunks != 0) continue;
       const int64_t run = units / chunks;
       bool exact = true;
       for (int p = 0; p < parts && exact; ++p) {
         for (int64_t r = 0; r < rows && exact; ++r) {
           const int64_t* row = prefix[size_t(p)].data() + size_t(r) * stride;
-          for (int64_t j = 0; j < chunks && exact; ++j)
+          for (int64_t j = 0; j < chunks && exact; ++j) {
             exact = row[(j + 1) * run] - row[j * run] <= limit;
+          }
         }
       }
-      if (exact) {
+      if (!exact) continue;
+      // Each part is one more full product (its multiply-adds); each piece one more output
+      // element to cast to int32 and sum, about kPieceCost multiply-adds' worth.
+      const int64_t cost = parts * (units * unit_size + kPieceCost * chunks);
+      if (!best || cost < best_cost) {
         best = ExactSplit{parts, chunks};
-        break;
+        best_cost = cost;
       }
+      break;
     }
   }
   return best;

@@ -53,11 +53,17 @@ int digit_shift(int parts);
 // |v| <= 255 the last is in [-16, 16] (2 parts) or [-4, 4] (3 parts).
 std::array<int64_t, 3> split_digits(int64_t v, int parts);
 
+// What one more piece of a split (an output element cast to int32 and summed) costs, in
+// multiply-adds: the planner's exchange rate between chunks and parts.
+inline constexpr int64_t kPieceCost = 16;
+
 // The cheapest split proven exact for a weight w [rows, units * unit_size] (centered integer
 // values, row-major) against an activation of magnitude at most x_bound: for every part,
-// chunk and row, x_bound * sum |digit| <= 2^24. Cheapest is the fewest products
-// (parts * chunks), then the fewest parts (FLOPs). With `max_parts` 1 only the value itself is
-// tried. nullopt when even one unit per chunk is too much.
+// chunk and row, x_bound * sum |digit| <= 2^24. The cost per output is parts * (K +
+// kPieceCost * chunks) with K = units * unit_size: chunks add no multiply-adds, parts
+// multiply them, so chunks win unless the reduction cannot be cut (one unit is already too
+// much, or K is prime). With `max_parts` 1 only the value itself is tried. nullopt when no
+// split is exact.
 std::optional<ExactSplit> plan_exact_split(std::span<const int64_t> w, int64_t rows, int64_t units,
                                            int64_t unit_size, int64_t x_bound, int max_parts = 3);
 
