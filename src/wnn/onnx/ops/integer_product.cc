@@ -252,7 +252,7 @@ OperandId exact_conv_integer(ConvertContext& c, IntegerInput x, IntegerInput w, 
   } else {
     OperandList stacked;
     for (OperandId p : parts) stacked.push_back(c.reshape(p, {group, 1, mg, chunks, run * taps}));
-    filter = c.op(K::kConcat, {RawValue(stacked), int64_t(1)});
+    filter = stacked.size() == 1 ? stacked[0] : c.op(K::kConcat, {RawValue(stacked), int64_t(1)});
     if (chunks > 1)
       filter = c.op(K::kTranspose, {filter}, {{"permutation", IntList{0, 3, 1, 2, 4}}});
     Shape fs = ws;
