@@ -26,6 +26,24 @@ def dql_case(x):
                        out_dtype={"y": U8, "scale": np.float32, "zp": U8}, exact=True)
 
 
+def integer_case(op, x, w, x_zero=None, w_zero=None, w_known=True, **attrs):
+    """An integer product `op` of x (fed) and w (an initializer unless w_known is False), with
+    optional zero points (initializers of their operand's dtype)."""
+    inputs, inits = {"x": x}, {}
+    (inits if w_known else inputs)["w"] = w
+    names = ["x", "w"]
+    if x_zero is not None:
+        inits["xz"] = np.asarray(x_zero, x.dtype)
+        names.append("xz")
+    if w_zero is not None:
+        if x_zero is None:
+            names.append("")
+        inits["wz"] = np.asarray(w_zero, w.dtype)
+        names.append("wz")
+    node = helper.make_node(op, names, ["y"], **attrs)
+    return ContribCase([node], inputs, inits, ["y"], out_dtype=I32, exact=True)
+
+
 def float32_sum_is_inexact(x, w):
     """Whether summing x * w (int64 rows) in float32, in order, misses the exact integer: the
     accumulation the old float32 decomposition relied on."""
@@ -88,18 +106,7 @@ class DynamicQuantizeLinearTest(ContribTestBase):
 
 class ConvIntegerTest(ContribTestBase):
     def conv_case(self, x, w, x_zero=None, w_zero=None, **attrs):
-        inputs, inits = {"x": x}, {"w": w}
-        names = ["x", "w"]
-        if x_zero is not None:
-            inits["xz"] = np.array(x_zero, x.dtype)
-            names.append("xz")
-        if w_zero is not None:
-            if x_zero is None:
-                names.append("")
-            inits["wz"] = np.asarray(w_zero, w.dtype)
-            names.append("wz")
-        node = helper.make_node("ConvInteger", names, ["y"], **attrs)
-        return ContribCase([node], inputs, inits, ["y"], out_dtype=I32, exact=True)
+        return integer_case("ConvInteger", x, w, x_zero, w_zero, **attrs)
 
     def test_uint8_zero_points_pads_strides_odd_sizes(self):
         x = self.rng.integers(0, 256, (2, 3, 9, 7), dtype=U8)
@@ -165,19 +172,7 @@ class ConvIntegerTest(ContribTestBase):
 
 class MatMulIntegerTest(ContribTestBase):
     def mm_case(self, a, b, a_zero=None, b_zero=None, b_known=True):
-        inputs, inits = {"a": a}, {}
-        (inits if b_known else inputs)["b"] = b
-        names = ["a", "b"]
-        if a_zero is not None:
-            inits["az"] = np.asarray(a_zero, a.dtype)
-            names.append("az")
-        if b_zero is not None:
-            if a_zero is None:
-                names.append("")
-            inits["bz"] = np.asarray(b_zero, b.dtype)
-            names.append("bz")
-        node = helper.make_node("MatMulInteger", names, ["y"])
-        return ContribCase([node], inputs, inits, ["y"], out_dtype=I32, exact=True)
+        return integer_case("MatMulInteger", a, b, a_zero, b_zero, b_known)
 
     def test_batched_uint8_with_per_column_int8_zero_points(self):
         a = self.rng.integers(0, 256, (2, 5, 37), dtype=U8)

@@ -59,33 +59,28 @@ TEST(IntegerProduct, LargeReductionIsCutIntoChunks) {
   EXPECT_GT(int64_t(64) * 9 * 200 * 255, kExactFloat32Integer);  // 8 chunks would not do
 }
 
-TEST(IntegerProduct, DigitsWhenOneUnitIsTooLarge) {
-  // One input channel of a 17x17 kernel: 289 * 250 * 255 exceeds 2^24 and a channel cannot be
-  // cut, so the weight is split into base-16 digits (high digit 16: 289 * 16 * 255 fits).
-  const std::vector<int64_t> w(2 * 289, 250);
-  const auto s = plan_exact_split(w, 1, 2, 289, 255);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->parts, 2);
-  EXPECT_EQ(s->chunks, 1);
-}
-
-TEST(IntegerProduct, DigitsWhenThePrimeReductionCannotBeCut) {
-  // K = 1031 (prime) products of 200 x 255: chunks would be single products (cost 17 * K).
-  const std::vector<int64_t> w(1031, 200);
-  const auto s = plan_exact_split(w, 1, 1031, 1, 255);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->parts, 2);
-  EXPECT_EQ(s->chunks, 1);
-}
-
-TEST(IntegerProduct, ThreeDigitsWhenTwoStillSumTooFar) {
-  // One channel of a 65x65 kernel of 255s: 4225 * 16 * 255 > 2^24 for the base-16 high digit,
-  // 4225 * 4 * 255 fits for the base-8 top digit.
-  const std::vector<int64_t> w(4225, 255);
-  const auto s = plan_exact_split(w, 1, 1, 4225, 255);
-  ASSERT_TRUE(s);
-  EXPECT_EQ(s->parts, 3);
-  EXPECT_EQ(s->chunks, 1);
+TEST(IntegerProduct, DigitsWhenTheReductionCannotBeCut) {
+  struct Case {
+    int64_t units, unit_size, value;
+    int parts;
+    const char* why;
+  };
+  const Case cases[] = {
+      {2, 289, 250, 2,
+       "one channel of a 17x17 kernel: 289 * 250 * 255 > 2^24 and a channel cannot be cut; "
+       "the base-16 high digit (16) fits"},
+      {1031, 1, 200, 2, "K = 1031 is prime: chunks would be single products (cost 17 * K)"},
+      {1, 4225, 255, 3,
+       "one channel of a 65x65 kernel: 4225 * 16 * 255 > 2^24 for the base-16 high digit, "
+       "4225 * 4 * 255 fits for the base-8 top digit"},
+  };
+  for (const Case& c : cases) {
+    const std::vector<int64_t> w(size_t(c.units * c.unit_size), c.value);
+    const auto s = plan_exact_split(w, 1, c.units, c.unit_size, 255);
+    ASSERT_TRUE(s) << c.why;
+    EXPECT_EQ(s->parts, c.parts) << c.why;
+    EXPECT_EQ(s->chunks, 1) << c.why;
+  }
   EXPECT_GT(4225 * 16 * 255, kExactFloat32Integer);
 }
 
