@@ -172,6 +172,8 @@ std::optional<ExactSplit> plan_exact_split(std::span<const int64_t> w, int64_t r
   const int64_t limit = kExactFloat32Integer / std::max<int64_t>(x_bound, 1);
   const size_t stride = size_t(units + 1);
   for (int parts = 1; parts <= max_parts; ++parts) {
+    // No split of more parts can cost less than parts * (K + kPieceCost).
+    if (best && best_cost <= parts * (units * unit_size + kPieceCost)) break;
     // prefix[p][row * (units + 1) + u]: the sum of |digit p| over the row's first u units, so
     // any chunk's sum is one difference.
     std::vector<std::vector<int64_t>> prefix(size_t(parts),
@@ -180,7 +182,12 @@ std::optional<ExactSplit> plan_exact_split(std::span<const int64_t> w, int64_t r
       for (int64_t u = 0; u < units; ++u) {
         std::array<int64_t, 3> unit{0, 0, 0};
         for (int64_t e = 0; e < unit_size; ++e) {
-          const auto d = split_digits(w[size_t((r * units + u) * unit_size + e)], parts);
+          const int64_t v = w[size_t((r * units + u) * unit_size + e)];
+          if (parts == 1) {
+            unit[0] += std::abs(v);
+            continue;
+          }
+          const auto d = split_digits(v, parts);
           for (int p = 0; p < parts; ++p) unit[size_t(p)] += std::abs(d[size_t(p)]);
         }
         for (int p = 0; p < parts; ++p) {
