@@ -135,20 +135,34 @@ void resample2d(const KernelArgs& args) {
     const LinearAxis m0 = linear_axis(input.shape[a0], out.shape[a0], scales[0]);
     const LinearAxis m1 = linear_axis(input.shape[a1], out.shape[a1], scales[1]);
     const int64_t s0 = in_strides[a0], s1 = in_strides[a1];
+    const std::vector<int64_t> out_strides = contiguous_strides(out.shape);
+    // The two dims not resampled, each visited once; then the output plane row by row.
+    size_t other[2], k = 0;
+    for (size_t d = 0; d < 4; ++d) {
+      if (d != a0 && d != a1) other[k++] = d;
+    }
     std::vector<float> result(static_cast<size_t>(n));
-    for (int64_t e = 0; e < n; ++e, advance()) {
-      const size_t i0 = size_t(idx[a0]), i1 = size_t(idx[a1]);
-      const int64_t base = base_offset();
-      const int64_t l0 = m0.lo[i0] * s0, h0 = m0.hi[i0] * s0, l1 = m1.lo[i1] * s1,
-                    h1 = m1.hi[i1] * s1;
-      // Axis 0 is ORT's y (height), axis 1 its x (width).
-      const float w_ll = m1.d_hi[i1] * m0.d_hi[i0], w_lh = m1.d_lo[i1] * m0.d_hi[i0];
-      const float w_hl = m1.d_hi[i1] * m0.d_lo[i0], w_hh = m1.d_lo[i1] * m0.d_lo[i0];
-      float v = w_ll * x[size_t(base + l0 + l1)];
-      v = v + w_lh * x[size_t(base + l0 + h1)];
-      v = v + w_hl * x[size_t(base + h0 + l1)];
-      v = v + w_hh * x[size_t(base + h0 + h1)];
-      result[size_t(e)] = v;
+    for (int64_t u = 0; u < out.shape[other[0]]; ++u) {
+      for (int64_t t = 0; t < out.shape[other[1]]; ++t) {
+        const int64_t in_base = u * in_strides[other[0]] + t * in_strides[other[1]];
+        const int64_t out_base = u * out_strides[other[0]] + t * out_strides[other[1]];
+        for (size_t i0 = 0; i0 < m0.lo.size(); ++i0) {
+          const float* lo = x.data() + in_base + m0.lo[i0] * s0;
+          const float* hi = x.data() + in_base + m0.hi[i0] * s0;
+          float* y = result.data() + out_base + int64_t(i0) * out_strides[a0];
+          for (size_t i1 = 0; i1 < m1.lo.size(); ++i1) {
+            const int64_t l1 = m1.lo[i1] * s1, h1 = m1.hi[i1] * s1;
+            // Axis 0 is ORT's y (height), axis 1 its x (width).
+            const float w_ll = m1.d_hi[i1] * m0.d_hi[i0], w_lh = m1.d_lo[i1] * m0.d_hi[i0];
+            const float w_hl = m1.d_hi[i1] * m0.d_lo[i0], w_hh = m1.d_lo[i1] * m0.d_lo[i0];
+            float v = w_ll * lo[l1];
+            v = v + w_lh * lo[h1];
+            v = v + w_hl * hi[l1];
+            v = v + w_hh * hi[h1];
+            y[int64_t(i1) * out_strides[a1]] = v;
+          }
+        }
+      }
     }
     write_values<float>(out, result);
     return;
