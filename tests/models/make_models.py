@@ -5,7 +5,8 @@ Usage: /usr/bin/python3 tests/models/make_models.py OUTDIR [--only a,b] [--opset
 
 For each model it writes OUTDIR/<name>.onnx, <name>.json (inputs and outputs: names, shapes,
 dtypes; opset; parameter count), <name>.inputs.safetensors (seeded random inputs) and
-<name>.torch.safetensors (eager PyTorch's outputs on those inputs). There is no network, so
+<name>.torch.safetensors (eager PyTorch's outputs on those inputs; for the *_qdyn_* models,
+rewritten into onnxruntime's quantize_dynamic idiom, those of the float model). There is no network, so
 weights are random: seeded per model (the same with or without --only), re-initialised where
 the default init would make outputs constant or meaningless, with BatchNorm statistics
 measured on random data so activations stay well-scaled. Without --opset every model is
@@ -26,6 +27,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from safetensors_io import write_safetensors  # noqa: E402
+from quantize_dynamic import quantize_dynamic  # noqa: E402
 from zoo import MODELS  # noqa: E402
 
 DEFAULT_OPSET = 17
@@ -118,6 +120,13 @@ def export(spec, opset, outdir, filename):
             training=torch.onnx.TrainingMode.EVAL,
         )
 
+    if spec.quantize:
+        import onnx
+
+        weights = np.uint8 if spec.quantize == "uint8" else np.int8
+        onnx.save(quantize_dynamic(onnx.load(path), weights, spec.quantize.endswith("per-channel")),
+                  path)
+
     outputs = [o.detach().numpy() for o in reference]
     for name, out in zip(spec.outputs, outputs):
         if not np.isfinite(out).all():
@@ -136,6 +145,8 @@ def export(spec, opset, outdir, filename):
         "opset": opset,
         "params": params,
         "seed": seed_of(spec.name),
+        # The torch outputs are the float model's; a quantized export is compared with ORT.
+        "quantize": spec.quantize or None,
         "inputs": [{"name": n, "shape": list(s), "dtype": "float32"} for n, s in spec.inputs],
         "outputs": [{"name": n, "shape": list(o.shape), "dtype": str(o.dtype)}
                     for n, o in zip(spec.outputs, outputs)],

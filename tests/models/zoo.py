@@ -29,6 +29,9 @@ class ModelSpec:
     # autograd recording keeps them off their fused inference fast path, which the exporter
     # cannot trace. Other models export without it, which is several times faster.
     export_with_grad: bool = False
+    # "uint8" or "int8-per-channel": the export is then rewritten into onnxruntime's
+    # quantize_dynamic idiom (quantize_dynamic.py) with weights of that type.
+    quantize: str = ""
 
 
 class SegmentationOutput(torch.nn.Module):
@@ -92,6 +95,30 @@ def segmentation_model(name):
         opset_sensitive=True)  # MobileNetV3's HardSwish
 
 
+class LinearMix(torch.nn.Module):
+    """Linear layers and activation-by-activation products with only ReLU and a power-of-two
+    scale between them: float ops whose bits ONNX Runtime and wnn agree on, so a dynamically
+    quantized export can match exactly (a softmax, layer norm or erf between two quantizations
+    differs in the last bit, which moves the next quantization's roundings)."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k, self.v = (torch.nn.Linear(192, 96) for _ in range(3))
+        self.hidden = torch.nn.Linear(96, 384)
+        self.out = torch.nn.Linear(384, 10)
+
+    def forward(self, x):
+        scores = torch.relu(self.q(x) @ self.k(x).transpose(1, 2) / 8)
+        h = torch.relu(self.hidden(torch.relu(scores @ self.v(x))))
+        return self.out(h)
+
+
+def quantized(spec, weights):
+    return ModelSpec(f"{spec.name}_qdyn_{weights.split('-')[0]}",
+                     f"{spec.source}, quantize_dynamic idiom ({weights} weights)", spec.build,
+                     spec.inputs, spec.outputs, False, spec.export_with_grad, weights)
+
+
 MODELS = [
     torchvision_model("resnet18"),
     torchvision_model("mobilenet_v2"),
@@ -125,4 +152,8 @@ MODELS = [
     ModelSpec("weight_norm_conv1d",
               "torch.nn.utils.weight_norm(Conv1d(1024, 1024, 128, padding=64, groups=16))",
               weight_norm_conv1d, inputs=(("input", (1, 1024, 499)),)),
+    quantized(torchvision_model("squeezenet1_1"), "uint8"),
+    quantized(torchvision_model("resnet18"), "uint8"),
+    quantized(ModelSpec("linear_mix", "Linear layers and q @ k^T, scores @ v with ReLU", LinearMix,
+                        inputs=(("input", (1, 50, 192)),)), "int8-per-channel"),
 ]

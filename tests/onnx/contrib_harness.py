@@ -42,18 +42,26 @@ def pack_rows(q, bits):
 
 
 class ContribCase:
-    """One model: nodes over named inputs (fed at run time) and initializers."""
+    """One model: nodes over named inputs (fed at run time) and initializers.
 
-    def __init__(self, nodes, inputs, initializers, outputs, tol=FLOAT_TOL, out_dtype=np.float32):
+    `out_dtype` is one dtype for every output or a {name: dtype} dict. With `exact` every
+    output must equal the reference bit for bit (integer outputs always must).
+    """
+
+    def __init__(self, nodes, inputs, initializers, outputs, tol=FLOAT_TOL, out_dtype=np.float32,
+                 exact=False):
         self.nodes, self.inputs, self.inits = nodes, inputs, initializers
-        self.outputs, self.tol, self.out_dtype = outputs, tol, np.dtype(out_dtype)
+        self.outputs, self.tol, self.exact, self.out_dtype = outputs, tol, exact, out_dtype
+
+    def dtype_of(self, name):
+        return np.dtype(self.out_dtype[name] if isinstance(self.out_dtype, dict) else self.out_dtype)
 
     def model(self):
         graph = helper.make_graph(
             self.nodes, "contrib",
             [helper.make_tensor_value_info(k, onnx_type(v), v.shape) for k, v in self.inputs.items()],
-            [helper.make_tensor_value_info(name, mapping.NP_TYPE_TO_TENSOR_TYPE[self.out_dtype], None)
-             for name in self.outputs],
+            [helper.make_tensor_value_info(name, mapping.NP_TYPE_TO_TENSOR_TYPE[self.dtype_of(name)],
+                                           None) for name in self.outputs],
             [numpy_helper.from_array(v, k) for k, v in self.inits.items()])
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                        helper.make_opsetid("com.microsoft", 1)])
@@ -83,12 +91,8 @@ class ContribTestBase(unittest.TestCase):
             args += ["--pin-input", f"{name}={value}"]
         return subprocess.run(args, capture_output=True, text=True), out
 
-    def check(self, case, pins=()):
-        """Converts and runs the case with wnn and ORT; returns the conversion directory.
-
-        `pins` are (input, scalar) pairs frozen at conversion (--pin-input); ORT still gets them
-        as inputs.
-        """
+    def run_ort(self, case):
+        """ONNX Runtime's outputs of the case (the ground truth)."""
         model = self.write_model(case)
         feeds = os.path.join(self.dir, "in.safetensors")
         write_safetensors(feeds, case.inputs)
@@ -96,7 +100,14 @@ class ContribTestBase(unittest.TestCase):
         r = subprocess.run(["node", RUN_JS, "--model", model, "--inputs", feeds,
                             "--outputs", ref_path], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
-        ref = read_safetensors(ref_path)
+        return read_safetensors(ref_path)
+
+    def run_wnn(self, case, pins=()):
+        """Converts and runs the case with wnn; returns ({name: output}, conversion directory).
+
+        `pins` are (input, scalar) pairs frozen at conversion (--pin-input).
+        """
+        model = self.write_model(case)
         r, out = self.convert(model, pins)
         self.assertEqual(r.returncode, 0, r.stderr)
         args = [WNN, "run", os.path.join(out, "model.webnn"), "--output-dir",
@@ -109,15 +120,32 @@ class ContribTestBase(unittest.TestCase):
             args += ["--input", f"{name}={os.path.join(self.dir, name + '.npy')}"]
         r = subprocess.run(args, capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
+        return {name: np.load(os.path.join(self.dir, "out", name + ".npy"))
+                for name in case.outputs}, out
+
+    def compare(self, case, got, ref):
         atol, rtol = case.tol
         for name in case.outputs:
-            got = np.load(os.path.join(self.dir, "out", name + ".npy"))
             want = ref[name]
-            self.assertEqual(got.shape, want.shape, name)
+            self.assertEqual(got[name].shape, want.shape, name)
+            if case.exact or want.dtype.kind in "iub":
+                self.assertEqual(got[name].dtype, want.dtype, name)
+                bad = got[name] != want
+                self.assertFalse(bad.any(), f"{name}: {bad.sum()} of {bad.size} elements differ, "
+                                 f"first at {np.argwhere(bad)[0] if bad.any() else None}: "
+                                 f"{got[name][bad][:5]} for {want[bad][:5]}")
+                continue
             self.assertGreater(np.abs(want).max(), 1e-3, f"{name}: a trivial reference")
-            err = np.abs(got.astype(np.float64) - want) - (atol + rtol * np.abs(want))
+            err = np.abs(got[name].astype(np.float64) - want) - (atol + rtol * np.abs(want))
             self.assertLessEqual(err.max(), 0, f"{name}: worst excess {err.max()} at "
                                  f"{np.unravel_index(err.argmax(), err.shape)}")
+
+    def check(self, case, pins=()):
+        """Converts and runs the case with wnn and ORT and compares every output; returns the
+        conversion directory. ORT still gets pinned inputs as inputs."""
+        ref = self.run_ort(case)
+        got, out = self.run_wnn(case, pins)
+        self.compare(case, got, ref)
         return out
 
     def expect_unsupported(self, case, *words):

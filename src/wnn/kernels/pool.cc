@@ -73,6 +73,32 @@ void pool2d(const KernelArgs& args, PoolKind kind) {
   write_from_nchw(out, result, layout, out_dims);
 }
 
+// Linear resampling in ONNX Runtime's float32 arithmetic, so a quantized model's next
+// DynamicQuantizeLinear sees the same bits (its scale is the tensor's max / 255): per axis the
+// source coordinate (o + 0.5f) / scale - 0.5f (o itself when scale is 1) clamped to [0, in - 1],
+// taps lo = trunc(c) and hi = min(lo + 1, in - 1) with weights d_lo = |c - lo| (of hi) and
+// d_hi = |c - hi| (of lo), both 0.5 when lo == hi; then w(lo,lo) x + w(lo,hi) x + w(hi,lo) x +
+// w(hi,hi) x summed left to right, each weight the float product of its two axis weights. (The
+// build targets baseline x86-64, so no multiply-add is contracted into an FMA.)
+struct LinearAxis {
+  std::vector<int64_t> lo, hi;
+  std::vector<float> d_lo, d_hi;
+};
+
+LinearAxis linear_axis(int64_t in_size, int64_t out_size, float scale) {
+  LinearAxis m;
+  for (int64_t o = 0; o < out_size; ++o) {
+    float c = scale == 1.0f ? float(o) : (float(o) + 0.5f) / scale - 0.5f;
+    c = std::max(0.0f, std::min(c, float(in_size - 1)));
+    const int64_t lo = std::min(int64_t(c), in_size - 1), hi = std::min(lo + 1, in_size - 1);
+    m.lo.push_back(lo);
+    m.hi.push_back(hi);
+    m.d_lo.push_back(lo == hi ? 0.5f : std::fabs(c - float(lo)));
+    m.d_hi.push_back(lo == hi ? 0.5f : std::fabs(c - float(hi)));
+  }
+  return m;
+}
+
 void resample2d(const KernelArgs& args) {
   const Attributes& a = args.attrs();
   const ConstTensorView& input = args.input("input");
@@ -80,63 +106,84 @@ void resample2d(const KernelArgs& args) {
   const IntList axes = a.get_ints("axes");
   const bool linear = a.get_enum("mode") == "linear";
   const FloatList given_scales = a.get_floats("scales");
-  const std::vector<double> x = read_values<double>(input);
   const std::vector<int64_t> in_strides = contiguous_strides(input.shape);
-
-  // Source coordinate (half-pixel centres) of each output index along each resized axis.
-  struct AxisMap {
-    std::vector<int64_t> lo, hi;  // sample positions
-    std::vector<double> frac;     // weight of hi (linear only)
-  };
-  AxisMap maps[2];
-  for (int i = 0; i < 2; ++i) {
-    const size_t axis = size_t(axes[size_t(i)]);
-    const int64_t in_size = input.shape[axis];
-    const int64_t out_size = out.shape[axis];
-    const double scale =
-        a.has("sizes") ? double(out_size) / double(in_size) : given_scales[size_t(i)];
-    AxisMap& m = maps[i];
-    for (int64_t o = 0; o < out_size; ++o) {
-      const double src = (double(o) + 0.5) / scale - 0.5;
-      if (linear) {
-        const double c = std::clamp(src, 0.0, double(in_size - 1));
-        const int64_t lo = int64_t(std::floor(c));
-        m.lo.push_back(lo);
-        m.hi.push_back(std::min(lo + 1, in_size - 1));
-        m.frac.push_back(c - double(lo));
-      } else {
-        const int64_t nearest = int64_t(std::floor(src + 0.5));
-        m.lo.push_back(std::clamp<int64_t>(nearest, 0, in_size - 1));
-      }
-    }
-  }
-
-  const int64_t n = out.size();
-  std::vector<double> result(static_cast<size_t>(n));
-  int64_t idx[4] = {0, 0, 0, 0};
   const size_t a0 = size_t(axes[0]), a1 = size_t(axes[1]);
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t base = 0;
-    for (size_t d = 0; d < 4; ++d) {
-      if (d != a0 && d != a1) base += idx[d] * in_strides[d];
-    }
-    const int64_t i0 = idx[a0], i1 = idx[a1];
-    if (linear) {
-      const int64_t s0 = in_strides[a0], s1 = in_strides[a1];
-      const double f0 = maps[0].frac[size_t(i0)], f1 = maps[1].frac[size_t(i1)];
-      const int64_t l0 = maps[0].lo[size_t(i0)] * s0, h0 = maps[0].hi[size_t(i0)] * s0;
-      const int64_t l1 = maps[1].lo[size_t(i1)] * s1, h1 = maps[1].hi[size_t(i1)] * s1;
-      const double top = x[size_t(base + l0 + l1)] * (1 - f1) + x[size_t(base + l0 + h1)] * f1;
-      const double bottom = x[size_t(base + h0 + l1)] * (1 - f1) + x[size_t(base + h0 + h1)] * f1;
-      result[size_t(e)] = top * (1 - f0) + bottom * f0;
-    } else {
-      result[size_t(e)] = x[size_t(base + maps[0].lo[size_t(i0)] * in_strides[a0] +
-                                   maps[1].lo[size_t(i1)] * in_strides[a1])];
-    }
+  const int64_t n = out.size();
+  int64_t idx[4] = {0, 0, 0, 0};
+  auto advance = [&] {
     for (int d = 3; d >= 0; --d) {
       if (++idx[d] < out.shape[size_t(d)]) break;
       idx[d] = 0;
     }
+  };
+  auto base_offset = [&] {
+    int64_t base = 0;
+    for (size_t d = 0; d < 4; ++d) {
+      if (d != a0 && d != a1) base += idx[d] * in_strides[d];
+    }
+    return base;
+  };
+  if (linear) {
+    // The scale of each resized axis: given, or out / in in float32 as ORT derives it.
+    float scales[2];
+    for (int i = 0; i < 2; ++i) {
+      const size_t axis = size_t(axes[size_t(i)]);
+      scales[i] = a.has("sizes") ? float(out.shape[axis]) / float(input.shape[axis])
+                                 : float(given_scales[size_t(i)]);
+    }
+    const std::vector<float> x = read_values<float>(input);
+    const LinearAxis m0 = linear_axis(input.shape[a0], out.shape[a0], scales[0]);
+    const LinearAxis m1 = linear_axis(input.shape[a1], out.shape[a1], scales[1]);
+    const int64_t s0 = in_strides[a0], s1 = in_strides[a1];
+    const std::vector<int64_t> out_strides = contiguous_strides(out.shape);
+    // The two dims not resampled, each visited once; then the output plane row by row.
+    size_t other[2], k = 0;
+    for (size_t d = 0; d < 4; ++d) {
+      if (d != a0 && d != a1) other[k++] = d;
+    }
+    std::vector<float> result(static_cast<size_t>(n));
+    for (int64_t u = 0; u < out.shape[other[0]]; ++u) {
+      for (int64_t t = 0; t < out.shape[other[1]]; ++t) {
+        const int64_t in_base = u * in_strides[other[0]] + t * in_strides[other[1]];
+        const int64_t out_base = u * out_strides[other[0]] + t * out_strides[other[1]];
+        for (size_t i0 = 0; i0 < m0.lo.size(); ++i0) {
+          const float* lo = x.data() + in_base + m0.lo[i0] * s0;
+          const float* hi = x.data() + in_base + m0.hi[i0] * s0;
+          float* y = result.data() + out_base + int64_t(i0) * out_strides[a0];
+          for (size_t i1 = 0; i1 < m1.lo.size(); ++i1) {
+            const int64_t l1 = m1.lo[i1] * s1, h1 = m1.hi[i1] * s1;
+            // Axis 0 is ORT's y (height), axis 1 its x (width).
+            const float w_ll = m1.d_hi[i1] * m0.d_hi[i0], w_lh = m1.d_lo[i1] * m0.d_hi[i0];
+            const float w_hl = m1.d_hi[i1] * m0.d_lo[i0], w_hh = m1.d_lo[i1] * m0.d_lo[i0];
+            float v = w_ll * lo[l1];
+            v = v + w_lh * lo[h1];
+            v = v + w_hl * hi[l1];
+            v = v + w_hh * hi[h1];
+            y[int64_t(i1) * out_strides[a1]] = v;
+          }
+        }
+      }
+    }
+    write_values<float>(out, result);
+    return;
+  }
+  // Nearest: floor(src + 0.5) of the half-pixel source coordinate, clamped.
+  std::vector<int64_t> nearest[2];
+  for (int i = 0; i < 2; ++i) {
+    const size_t axis = size_t(axes[size_t(i)]);
+    const int64_t in_size = input.shape[axis], out_size = out.shape[axis];
+    const double scale =
+        a.has("sizes") ? double(out_size) / double(in_size) : given_scales[size_t(i)];
+    for (int64_t o = 0; o < out_size; ++o) {
+      const double src = (double(o) + 0.5) / scale - 0.5;
+      nearest[i].push_back(std::clamp<int64_t>(int64_t(std::floor(src + 0.5)), 0, in_size - 1));
+    }
+  }
+  const std::vector<double> x = read_values<double>(input);
+  std::vector<double> result(static_cast<size_t>(n));
+  for (int64_t e = 0; e < n; ++e, advance()) {
+    result[size_t(e)] = x[size_t(base_offset() + nearest[0][size_t(idx[a0])] * in_strides[a0] +
+                                 nearest[1][size_t(idx[a1])] * in_strides[a1])];
   }
   write_values<double>(out, result);
 }

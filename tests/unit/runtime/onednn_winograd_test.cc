@@ -5,6 +5,7 @@
 // are checked against the reference kernels on odd spatial sizes (partial 2x2 output tiles).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "onednn_compare.h"
@@ -83,6 +84,37 @@ TEST(OnednnWinograd, BasicBlockRunsWinogradAndMatchesReference) {
   }
   // All three 3x3 convs, the last with its residual add and relu fused.
   EXPECT_EQ(winograd, 3);
+}
+
+// A quantized model's integer product carried in float32 (a cast uint8 input minus its zero
+// point, a filter of integers) is exact on the direct conv and would be rounded by Winograd's
+// transforms: it is no candidate, while the same conv over a fractional operand is.
+TEST(OnednnWinograd, IntegerValuedConvsAreNotCandidates) {
+  auto conv_of = [](bool integer_input, bool integer_filter) {
+    auto g = std::make_shared<Graph>();
+    GraphBuilder b(*g);
+    OperandId x = b.input("x", {DataType::kFloat32, {1, 32, 9, 7}});
+    if (integer_input) {
+      const auto q = b.input("q", {DataType::kUint8, {1, 32, 9, 7}});
+      const auto zero = b.constant("zero", Tensor::zeros(DataType::kUint8, {}));
+      x = b.add1(OpKind::kSub, {b.add1(OpKind::kCast, {q, DataType::kFloat32}),
+                                b.add1(OpKind::kCast, {zero, DataType::kFloat32})});
+    }
+    Tensor w = seeded({32, 32, 3, 3}, 5);
+    if (integer_filter) {
+      float* v = w.mutable_view().as<float>();
+      for (int64_t i = 0; i < w.size(); ++i) v[i] = std::round(v[i] * 100.0f);
+    }
+    b.output(
+        b.add1(OpKind::kConv2d, {x, b.constant("w", w)}, {{"padding", Ints{1, 1, 1, 1}}}, "y"));
+    for (const Node& n : g->nodes()) {
+      if (n.op() == OpKind::kConv2d) return onednn::winograd_candidate(*g, n);
+    }
+    return false;
+  };
+  EXPECT_FALSE(conv_of(true, true));
+  EXPECT_TRUE(conv_of(false, true));
+  EXPECT_TRUE(conv_of(true, false));
 }
 
 }  // namespace

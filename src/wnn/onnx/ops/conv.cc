@@ -12,15 +12,17 @@ IntList spatial_of(const Shape& s) { return IntList(s.begin() + 2, s.end()); }
 }  // namespace
 
 OperandId conv_from_attributes(ConvertContext& c, OperandId x_in, OperandId w_in,
-                               std::optional<OperandId> bias, std::string name) {
+                               std::optional<OperandId> bias, std::string name,
+                               std::optional<int64_t> groups) {
   const Shape xs = c.b().graph().desc(x_in).shape, ws = c.b().graph().desc(w_in).shape;
   if (xs.size() != 3 && xs.size() != 4) c.unsupported("{} of rank {}", c.node().op_type, xs.size());
   IntList kernel = c.attr_ints("kernel_shape").value_or(spatial_of(ws));
   Spatial2d s = read_spatial(c, spatial_of(xs), kernel);
-  std::vector<std::pair<std::string, RawValue>> named = {{"padding", s.padding},
-                                                         {"strides", s.strides},
-                                                         {"dilations", s.dilations},
-                                                         {"groups", c.attr_int("group", 1)}};
+  std::vector<std::pair<std::string, RawValue>> named = {
+      {"padding", s.padding},
+      {"strides", s.strides},
+      {"dilations", s.dilations},
+      {"groups", groups.value_or(c.attr_int("group", 1))}};
   if (bias) named.emplace_back("bias", *bias);
   const bool one_d = xs.size() == 3;
   OperandId x = lift_1d(c, x_in, xs), w = lift_1d(c, w_in, ws);

@@ -65,22 +65,6 @@ void global_lp_pool(ConvertContext& c) {
                 c.out_name(0)));
 }
 
-// Integer matmul: (A - a_zero) @ (B - b_zero) in int32, computed in float32 (exact while
-// every partial sum stays below 2^24).
-void matmul_integer(ConvertContext& c) {
-  auto as_float = [&](size_t i) { return c.op(K::kCast, {c.in(i), DataType::kFloat32}); };
-  OperandId a = as_float(0), b = as_float(1);
-  if (c.has_input(2)) a = c.op(K::kSub, {a, as_float(2)});
-  if (c.has_input(3)) {
-    OperandId zb = as_float(3);
-    // A 1-D B zero point is per column.
-    if (c.shape(3).size() == 1) zb = c.reshape(zb, {1, c.shape(3)[0]});
-    b = c.op(K::kSub, {b, zb});
-  }
-  OperandId y = c.op(K::kMatmul, {a, b});
-  c.set(0, c.op(K::kCast, {y, DataType::kInt32}, {}, c.out_name(0)));
-}
-
 // RMSNormalization (opset 23): x / sqrt(mean(x^2 over axes axis..r-1) + epsilon) * scale.
 void rms_normalization(ConvertContext& c) {
   const size_t r = c.shape(0).size();
@@ -102,7 +86,6 @@ void register_norm_extra(std::vector<Converter>& t) {
   t.push_back({"", "LpNormalization", 1, kMaxOpset, lp_normalization, X});
   t.push_back({"", "GlobalLpPool", 2, kMaxOpset, global_lp_pool, X});
   t.push_back({"", "RMSNormalization", 23, kMaxOpset, rms_normalization, X});
-  t.push_back({"", "MatMulInteger", 10, kMaxOpset, matmul_integer, X});
 }
 
 }  // namespace wnn::onnx::ops

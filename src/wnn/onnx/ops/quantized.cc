@@ -1,44 +1,34 @@
-// Integer and quantized linear algebra without integer kernels: ConvInteger, QLinearConv,
-// QLinearMatMul and DynamicQuantizeLinear. The integer accumulation (x - x_zero) * (w - w_zero)
-// runs in float32, exact while partial sums stay below 2^24 (true for 8-bit operands up to
-// ~256 products per output). Requantization follows ONNX Runtime: the float32 multiplier
-// x_scale * w_scale / y_scale, round half to even, add the zero point, saturate.
-#include "wnn/onnx/ops/spatial.h"
+// Integer and quantized linear algebra without integer kernels: ConvInteger, MatMulInteger,
+// QLinearConv, QLinearMatMul and DynamicQuantizeLinear, in ONNX Runtime's arithmetic. The
+// integer products are exact int32 (integer_product.h); QLinear* add their int32 bias there,
+// round the sum to float32 once and requantize with ORT's float32 multiplier
+// x_scale * w_scale / y_scale, rounding half to even, adding the zero point and saturating.
+#include "wnn/onnx/ops/dynamic_quantize.h"
+#include "wnn/onnx/ops/integer_product.h"
 
 namespace wnn::onnx::ops {
 namespace {
 
 using K = OpKind;
 
-OperandId as_float(ConvertContext& c, OperandId x) {
-  return c.op(K::kCast, {x, DataType::kFloat32});
-}
-
 // A per-channel parameter ([C] with C > 1) reshaped to line up with `axis` of a rank-`rank`
-// value; per-tensor ones (scalars, [1]) pass through.
+// value; per-tensor ones (scalars, [1]) become scalars.
 OperandId along(ConvertContext& c, OperandId p, size_t rank, size_t axis) {
   const Shape s = c.b().graph().desc(p).shape;
-  if (s.size() != 1 || s[0] == 1) return s.size() == 1 ? c.reshape(p, {}) : p;
+  if (element_count(s) == 1) return s.empty() ? p : c.reshape(p, {});
   Shape shape(rank, 1);
-  shape[axis] = s[0];
+  shape[axis] = element_count(s);
   return c.reshape(p, shape);
-}
-
-// Input i minus its zero point (input zp, optional), as float32.
-OperandId centered(ConvertContext& c, size_t i, size_t zp, size_t axis) {
-  OperandId x = as_float(c, c.in(i));
-  if (!c.has_input(zp)) return x;
-  return c.op(K::kSub, {x, along(c, as_float(c, c.in(zp)), c.shape(i).size(), axis)});
 }
 
 // round(acc * multiplier) + zero_point saturated to the zero point's type.
 OperandId requantize(ConvertContext& c, OperandId acc, OperandId multiplier, size_t zp_input,
                      std::string name) {
   const DataType qt = c.dtype(zp_input);
-  OperandId zp = c.reshape(as_float(c, c.in(zp_input)), {});
-  OperandId q = c.op(K::kAdd, {c.op(K::kRoundEven, {c.op(K::kMul, {acc, multiplier})}), zp});
   const bool u8 = qt == DataType::kUint8;
   if (!u8 && qt != DataType::kInt8) c.unsupported("quantized type {}", dtype_name(qt));
+  OperandId zp = c.reshape(c.op(K::kCast, {c.in(zp_input), DataType::kFloat32}), {});
+  OperandId q = c.op(K::kAdd, {c.op(K::kRoundEven, {c.op(K::kMul, {acc, multiplier})}), zp});
   q = c.op(K::kClamp, {q}, {{"minValue", u8 ? 0.0 : -128.0}, {"maxValue", u8 ? 255.0 : 127.0}});
   return c.op(K::kCast, {q, qt}, {}, std::move(name));
 }
@@ -50,58 +40,74 @@ OperandId multiplier(ConvertContext& c, size_t xs, size_t ws, size_t ys, size_t 
 }
 
 void conv_integer(ConvertContext& c) {
-  OperandId x = centered(c, 0, 2, 1), w = centered(c, 1, 3, 0);
-  OperandId y = conv_from_attributes(c, x, w, std::nullopt);
-  c.set(0, c.op(K::kCast, {y, DataType::kInt32}, {}, c.out_name(0)));
+  c.set(0, exact_conv_integer(c, {0, 2}, {1, 3}, c.out_name(0)));
 }
 
+void matmul_integer(ConvertContext& c) {
+  c.set(0, exact_matmul_integer(c, {0, 2}, {1, 3}, c.out_name(0)));
+}
+
+// The int32 accumulator plus QLinearConv's int32 bias, rounded once to float32.
 void qlinear_conv(ConvertContext& c) {
-  OperandId x = centered(c, 0, 2, 1), w = centered(c, 3, 5, 0);
-  std::optional<OperandId> bias;
-  if (c.has_input(8)) bias = as_float(c, c.in(8));
-  OperandId acc = conv_from_attributes(c, x, w, bias);
+  OperandId acc = exact_conv_integer(c, {0, 2}, {3, 5});
   const size_t rank = c.b().graph().desc(acc).shape.size();
+  if (c.has_input(8)) {
+    OperandId bias = c.op(K::kCast, {c.in(8), DataType::kInt32});
+    acc = c.op(K::kAdd, {acc, along(c, bias, rank, 1)});
+  }
+  acc = c.op(K::kCast, {acc, DataType::kFloat32});
   c.set(0, requantize(c, acc, multiplier(c, 1, 4, 6, rank, 1), 7, c.out_name(0)));
 }
 
 void qlinear_matmul(ConvertContext& c) {
-  const size_t rb = c.shape(3).size();
-  OperandId a = centered(c, 0, 2, 0);
-  // b's zero point and scale may be per column (the last axis).
-  OperandId b = centered(c, 3, 5, rb - 1);
-  if (c.shape(0).size() == 1 || rb == 1) c.unsupported("QLinearMatMul with a 1-D operand");
-  OperandId acc = c.op(K::kMatmul, {a, b});
+  OperandId acc =
+      c.op(K::kCast, {exact_matmul_integer(c, {0, 2}, {3, 5}), DataType::kFloat32});
   const size_t rank = c.b().graph().desc(acc).shape.size();
+  // b's scale may be per column (the last axis).
   c.set(0, requantize(c, acc, multiplier(c, 1, 4, 6, rank, rank - 1), 7, c.out_name(0)));
 }
 
-// ONNX's definition: the range [min(x, 0), max(x, 0)] mapped onto uint8 [0, 255].
 void dynamic_quantize_linear(ConvertContext& c) {
-  OperandId x = c.in(0);
-  const DataType dt = c.dtype(0);
-  auto s = [&](double v) { return c.constant(dt, {v}); };
-  const size_t r = c.shape(0).size();
-  const std::vector<std::pair<std::string, RawValue>> all = {{"axes", iota(0, int64_t(r))},
-                                                             {"keepDimensions", false}};
-  OperandId lo = c.op(K::kMin, {c.op(K::kReduceMin, {x}, all), s(0)});
-  OperandId hi = c.op(K::kMax, {c.op(K::kReduceMax, {x}, all), s(0)});
-  OperandId scale = c.op(K::kDiv, {c.op(K::kSub, {hi, lo}), s(255)}, {}, c.out_name(1));
-  auto saturate = [&](OperandId v) {
-    return c.op(K::kClamp, {v}, {{"minValue", 0.0}, {"maxValue", 255.0}});
-  };
-  OperandId zp_f =
-      c.op(K::kRoundEven, {saturate(c.op(K::kSub, {s(0), c.op(K::kDiv, {lo, scale})}))});
-  OperandId y = saturate(c.op(K::kAdd, {c.op(K::kRoundEven, {c.op(K::kDiv, {x, scale})}), zp_f}));
-  c.set(0, c.op(K::kCast, {y, DataType::kUint8}, {}, c.out_name(0)));
-  c.set(1, scale);
-  if (c.wants_output(2)) c.set(2, c.op(K::kCast, {zp_f, DataType::kUint8}, {}, c.out_name(2)));
+  const DynamicQuantization q = dynamic_quantize_uint8(c, c.in(0), c.out_name(0), c.out_name(1));
+  c.set(0, q.quantized);
+  c.set(1, q.scale);
+  if (c.wants_output(2)) {
+    c.set(2, c.op(K::kCast, {q.zero_point, DataType::kUint8}, {}, c.out_name(2)));
+  }
 }
 
 }  // namespace
 
+DynamicQuantization dynamic_quantize_uint8(ConvertContext& c, OperandId x, std::string q_name,
+                                           std::string scale_name) {
+  const OperandDesc d = c.b().graph().desc(x);
+  if (d.dtype != DataType::kFloat32) {
+    c.unsupported("dynamic quantization of {} (float32 converts)", dtype_name(d.dtype));
+  }
+  auto s = [&](double v) { return c.constant(d.dtype, {v}); };
+  const std::vector<std::pair<std::string, RawValue>> all = {
+      {"axes", iota(0, int64_t(d.shape.size()))}, {"keepDimensions", false}};
+  // min and max are each compared with 0 after the reduction, as ORT does.
+  OperandId lo = c.op(K::kMin, {c.op(K::kReduceMin, {x}, all), s(0)});
+  OperandId hi = c.op(K::kMax, {c.op(K::kReduceMax, {x}, all), s(0)});
+  // ORT's scale is 1 when max == min (an all-zero input), else (max - min) / 255 in float32.
+  OperandId range = c.op(K::kDiv, {c.op(K::kSub, {hi, lo}), s(255)});
+  OperandId scale =
+      c.op(K::kWhere, {c.op(K::kEqual, {hi, lo}), s(1), range}, {}, std::move(scale_name));
+  auto saturate = [&](OperandId v) {
+    return c.op(K::kClamp, {v}, {{"minValue", 0.0}, {"maxValue", 255.0}});
+  };
+  // zero point: round half to even of 0 - min / scale saturated to [0, 255].
+  OperandId zp = c.op(K::kRoundEven, {saturate(c.op(K::kSub, {s(0), c.op(K::kDiv, {lo, scale})}))});
+  // x / scale is a division (MLAS's quantize kernels divide, they do not multiply by 1/scale).
+  OperandId y = saturate(c.op(K::kAdd, {c.op(K::kRoundEven, {c.op(K::kDiv, {x, scale})}), zp}));
+  return {c.op(K::kCast, {y, DataType::kUint8}, {}, std::move(q_name)), scale, zp};
+}
+
 void register_quantized(std::vector<Converter>& t) {
   const auto X = ConvertKind::kDecomposed;
   t.push_back({"", "ConvInteger", 10, kMaxOpset, conv_integer, X});
+  t.push_back({"", "MatMulInteger", 10, kMaxOpset, matmul_integer, X});
   t.push_back({"", "QLinearConv", 10, kMaxOpset, qlinear_conv, X});
   t.push_back({"", "QLinearMatMul", 10, kMaxOpset, qlinear_matmul, X});
   t.push_back({"", "DynamicQuantizeLinear", 11, kMaxOpset, dynamic_quantize_linear, X});

@@ -1,7 +1,8 @@
 // com.microsoft quantized matrix products: MatMulNBits (block-quantized 4/8-bit weights kept
 // packed as uint4/uint8 constants behind a blocked dequantizeLinear), MatMulIntegerToFloat and
-// DynamicQuantizeMatMul (integer products computed in float32 and rescaled).
-#include "wnn/onnx/registry.h"
+// DynamicQuantizeMatMul (exact integer products, integer_product.h, rescaled in float32).
+#include "wnn/onnx/ops/dynamic_quantize.h"
+#include "wnn/onnx/ops/integer_product.h"
 
 namespace wnn::onnx::ops {
 namespace {
@@ -121,20 +122,17 @@ OperandId scalar_param(ConvertContext& c, size_t i, std::string_view what) {
   return s.empty() ? c.in(i) : c.reshape(c.in(i), {});
 }
 
-// (A - a_zero) @ (B - b_zero) * a_scale * b_scale (+ bias), the products in float32: exact while
-// the partial sums of 8-bit products stay below 2^24, and within float rounding beyond.
-OperandId integer_product(ConvertContext& c, OperandId a, std::optional<OperandId> a_zero,
-                          std::optional<OperandId> a_scale, size_t b_scale, size_t b_zero,
-                          size_t bias) {
-  const DataType ft = c.dtype(b_scale);
-  auto as_float = [&](OperandId x) { return c.op(K::kCast, {x, ft}); };
-  a = as_float(a);
-  if (a_zero) a = c.op(K::kSub, {a, as_float(*a_zero)});
-  OperandId b = as_float(c.in(1));
-  if (c.has_input(b_zero)) b = c.op(K::kSub, {b, as_float(c.in(b_zero))});
-  OperandId y = c.op(K::kMatmul, {a, b});
+// The exact int32 (A - a_zero) @ (B - b_zero) rounded once to float32, times a_scale * b_scale
+// (one float32 product, as ORT's output processor scales by it), plus the bias.
+OperandId scaled_product(ConvertContext& c, IntegerInput a, std::optional<OperandId> a_scale,
+                         size_t b_scale, size_t b_zero, size_t bias) {
+  if (c.dtype(b_scale) != DataType::kFloat32) {
+    c.unsupported("{} with {} scales (float32 converts)", c.node().op_type,
+                  dtype_name(c.dtype(b_scale)));
+  }
+  OperandId y = c.op(K::kCast, {exact_matmul_integer(c, a, {1, b_zero}), DataType::kFloat32});
   OperandId scale = c.in(b_scale);
-  if (a_scale) scale = c.op(K::kMul, {scale, *a_scale});
+  if (a_scale) scale = c.op(K::kMul, {*a_scale, scale});
   y = c.op(K::kMul, {y, scale});
   if (c.has_input(bias)) y = c.op(K::kAdd, {y, c.in(bias)});
   return y;
@@ -149,28 +147,20 @@ void check_matrix_operands(ConvertContext& c) {
 
 void matmul_integer_to_float(ConvertContext& c) {
   check_matrix_operands(c);
-  std::optional<OperandId> a_zero;
-  if (c.has_input(4)) a_zero = scalar_param(c, 4, "a_zero_point");
+  if (c.has_input(4) && element_count(c.shape(4)) != 1) {
+    c.unsupported("a_zero_point of shape {}: only a per-tensor (one element) value converts",
+                  shape_to_string(c.shape(4)));
+  }
   OperandId a_scale = scalar_param(c, 2, "a_scale");
-  c.set(0, c.op(K::kIdentity, {integer_product(c, c.in(0), a_zero, a_scale, 3, 5, 6)}, {},
-                c.out_name(0)));
+  c.set(0, c.op(K::kIdentity, {scaled_product(c, {0, 4}, a_scale, 3, 5, 6)}, {}, c.out_name(0)));
 }
 
-// A is quantized to uint8 as DynamicQuantizeLinear does: the range [min(A, 0), max(A, 0)]
-// maps onto [0, 255], the zero point is round(-min / scale) saturated.
+// A is quantized to uint8 as DynamicQuantizeLinear does (dynamic_quantize.h).
 void dynamic_quantize_matmul(ConvertContext& c) {
   check_matrix_operands(c);
-  const DataType ft = c.dtype(0);
-  OperandId a = c.in(0);
-  const IntList all = iota(0, int64_t(c.shape(0).size()));
-  OperandId zero = c.constant(ft, {0.0});
-  OperandId lo = c.op(K::kMin, {c.op(K::kReduceMin, {a}, {{"axes", all}}), zero});
-  OperandId hi = c.op(K::kMax, {c.op(K::kReduceMax, {a}, {{"axes", all}}), zero});
-  OperandId scale = c.op(K::kDiv, {c.op(K::kSub, {hi, lo}), c.constant(ft, {255.0})});
-  OperandId u8_zero = c.constant(DataType::kUint8, {0.0});
-  OperandId zp = c.op(K::kQuantizeLinear, {c.op(K::kNeg, {lo}), scale, u8_zero});
-  OperandId aq = c.op(K::kQuantizeLinear, {a, scale, zp});
-  c.set(0, c.op(K::kIdentity, {integer_product(c, aq, zp, scale, 2, 3, 4)}, {}, c.out_name(0)));
+  const DynamicQuantization q = dynamic_quantize_uint8(c, c.in(0));
+  const IntegerInput a(IntegerInput::Computed{q.quantized, q.zero_point});
+  c.set(0, c.op(K::kIdentity, {scaled_product(c, a, q.scale, 2, 3, 4)}, {}, c.out_name(0)));
 }
 
 }  // namespace

@@ -47,8 +47,9 @@ void max_unpool(ConvertContext& c);
 OperandId lift_1d(ConvertContext& c, OperandId x, const Shape& shape);
 
 // conv2d (1-D lifted) of x and w with the node's kernel_shape, strides, pads, dilations,
-// auto_pad and group; the last op gets `name`.
+// auto_pad and group (or `groups` when given); the last op gets `name`.
 OperandId conv_from_attributes(ConvertContext& c, OperandId x, OperandId w,
-                               std::optional<OperandId> bias, std::string name = {});
+                               std::optional<OperandId> bias, std::string name = {},
+                               std::optional<int64_t> groups = std::nullopt);
 
 }  // namespace wnn::onnx::ops

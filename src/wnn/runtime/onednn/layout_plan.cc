@@ -6,6 +6,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/core/ops/conv.h"
+#include "wnn/passes/integer_valued.h"
 
 namespace wnn::runtime::onednn {
 
@@ -19,8 +20,11 @@ bool winograd_candidate(const Graph& g, const Node& n) {
   const auto f =
       conv_filter_geometry(g.desc(*a.get_operand("filter")).shape, a.get_enum("filterLayout"));
   const auto st = a.get_ints("strides"), dil = a.get_ints("dilations");
-  return a.get_int("groups") == 1 && f.height == 3 && f.width == 3 && st[0] == 1 && st[1] == 1 &&
-         dil[0] == 1 && dil[1] == 1 && f.input_channels % 16 == 0 && f.output_channels % 16 == 0;
+  const bool shape_fits = a.get_int("groups") == 1 && f.height == 3 && f.width == 3 && st[0] == 1 &&
+                          st[1] == 1 && dil[0] == 1 && dil[1] == 1 && f.input_channels % 16 == 0 &&
+                          f.output_channels % 16 == 0;
+  return shape_fits && !(passes::integer_valued(g, *a.get_operand("input")) &&
+                         passes::integer_valued(g, *a.get_operand("filter")));
 }
 
 ConvLayout plan_conv_layout(const Graph& g, const Region& r, std::string_view override_) {

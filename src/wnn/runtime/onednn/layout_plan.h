@@ -28,8 +28,10 @@ std::string_view conv_layout_override();
 
 // Whether oneDNN's Winograd convolution (F(2x2, 3x3), 2.25x fewer multiplies than direct) may
 // take conv `n`: a 3x3 filter, stride and dilation 1, one group, and channels in whole blocks of
-// 16 (its kernel reads and writes only the blocked layout). WNN_ONEDNN_WINOGRAD=0 turns it off,
-// for A/B measurement.
+// 16 (its kernel reads and writes only the blocked layout). Not when input and filter are both
+// integer-valued (passes/integer_valued.h): that is an exact integer product carried in float32,
+// which the direct conv keeps exact and Winograd's fractional transforms would round.
+// WNN_ONEDNN_WINOGRAD=0 turns it off, for A/B measurement.
 bool winograd_candidate(const Graph& graph, const Node& n);
 
 // The blocked activation tag of this CPU: aBcd16b with AVX-512, aBcd8b otherwise.

@@ -6,8 +6,8 @@
 // resample2d on the resampling primitive: both sample at half-pixel centres,
 // src = (dst + 0.5) / scale - 0.5, with the scale WebNN gives (or out/in for sizes) passed as
 // oneDNN's factor (declined when a given scale is not the size ratio, which oneDNN uses
-// instead). Linear clamps the two taps to the input, as WebNN does; nearest takes
-// floor(src + 0.5) in both. Axes [2, 3] are NCHW as is; [1, 2] is NHWC seen as NCHW.
+// instead). Nearest takes floor(src + 0.5) in both. Linear stays on the reference kernel,
+// which rounds as ONNX Runtime does. Axes [2, 3] are NCHW as is; [1, 2] is NHWC seen as NCHW.
 #include <fmt/format.h>
 
 #include "wnn/core/ops/conv.h"
@@ -85,6 +85,12 @@ Support resample_supports(const Graph& g, const Node& n) {
   }
   const Shape& in = g.desc(n.inputs[0]).shape;
   if (element_count(in) == 0) return Support::no("an empty input");
+  // oneDNN weighs the four taps in its own order and rounding; the reference kernel computes
+  // ONNX Runtime's float32 formula bit for bit (kernels/pool.cc), which a quantized model's
+  // next dynamic quantization needs (its scale is the tensor's max / 255).
+  if (n.attrs.get_enum("mode") == "linear") {
+    return Support::no("linear: the reference kernel reproduces ONNX Runtime's rounding");
+  }
   // Measured: oneDNN 2.6 samples linear resampling with the size ratio out/in, not the
   // factor given; WebNN uses the scale. They agree only when the ratio equals the scale.
   if (!n.attrs.has("sizes")) {
