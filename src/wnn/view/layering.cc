@@ -36,7 +36,9 @@ std::vector<uint32_t> topological_order(size_t n, const std::vector<std::vector<
   return order;
 }
 
-std::vector<int> assign_layers(size_t n, const std::vector<LayoutEdge>& edges) {
+std::vector<int> assign_layers(const std::vector<LayoutBox>& boxes,
+                               const std::vector<LayoutEdge>& edges) {
+  const size_t n = boxes.size();
   std::vector<std::vector<uint32_t>> succ(n), pred(n);
   for (const auto& e : edges) {
     succ[e.from].push_back(e.to);
@@ -54,10 +56,12 @@ std::vector<int> assign_layers(size_t n, const std::vector<LayoutEdge>& edges) {
     for (uint32_t p : pred[v]) layer[v] = std::max(layer[v], layer[p] + 1);
   }
   // A node feeding more boxes than it reads from shortens more edges than it lengthens by
-  // sitting just above its first successor (graph inputs and constants' consumers most of all).
+  // sitting just above its first successor (graph inputs most of all), and so does a node
+  // that asks to. Successors come first in reverse topological order, so each is final.
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const uint32_t v = *it;
-    if (succ[v].empty() || pred[v].size() >= succ[v].size()) continue;
+    if (succ[v].empty()) continue;
+    if (!boxes[v].hug_successors && pred[v].size() >= succ[v].size()) continue;
     int lowest = INT32_MAX;
     for (uint32_t s : succ[v]) lowest = std::min(lowest, layer[s]);
     layer[v] = std::max(layer[v], lowest - 1);
@@ -77,7 +81,7 @@ LayeredGraph build_layers(const std::vector<LayoutBox>& boxes, const std::vector
           "an edge leaves port {} of box {}, which has {} output ports", e.from_port, e.from,
           boxes[e.from].out_ports);
   }
-  const std::vector<int> layer = assign_layers(n, edges);
+  const std::vector<int> layer = assign_layers(boxes, edges);
   LayeredGraph g;
   g.nodes.resize(n);
   int layers = 0;

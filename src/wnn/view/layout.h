@@ -20,6 +20,10 @@ struct LayoutBox {
   // Height of the label zone below the box; edges leave through it.
   int label_height = 0;
   int out_ports = 1;  // output ports, spread evenly along the bottom edge
+  // Place the box just above its first successor rather than just below its predecessors.
+  // For boxes that only prepare what others read (weights cast and dequantized): their
+  // predecessors must be such boxes too.
+  bool hug_successors = false;
 };
 
 // An edge from output port `from_port` of box `from` to box `to`. Edges of the same

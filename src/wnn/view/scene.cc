@@ -257,11 +257,19 @@ class SceneBuilder {
         connect(box.operand, b);
       }
     }
+    // Boxes no graph input reaches only prepare constants (weights cast, dequantized): they
+    // sit just above their readers, not at the top. Edges come in box order, sources first.
+    std::vector<bool> fed(scene_.boxes.size(), false);
+    for (uint32_t b = 0; b < scene_.boxes.size(); ++b) {
+      fed[b] = scene_.boxes[b].kind == BoxKind::kInput;
+    }
+    for (const auto& e : edges) fed[e.to] = fed[e.to] || fed[e.from];
     std::vector<LayoutBox> lboxes;
     std::vector<PortLabels> labels;
     for (uint32_t b = 0; b < scene_.boxes.size(); ++b) {
       const SceneBox& box = scene_.boxes[b];
       LayoutBox lb{box.width, box.height, 0, 0, std::max<int>(int(box.outputs.size()), 1)};
+      lb.hug_successors = !fed[b];
       std::vector<bool> used(box.outputs.size(), false);
       for (const auto& e : edges) {
         if (e.from == b) used[e.from_port] = true;
