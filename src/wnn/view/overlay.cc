@@ -275,7 +275,7 @@ Overlay profile_overlay(const Graph& g, const nlohmann::json& bench) {
   std::vector<uint32_t> order;
   for (uint32_t n = 0; n < g.nodes().size(); ++n) {
     if (!timed[n]) {
-      o.nodes[n] = NodeMark{"heat-none", {{"time", "not timed: folded, fused or not run"}}};
+      o.nodes[n] = NodeMark{"heat-none", {{"time", "not timed: folded, fused, or free (a reshape a delegate runs as a view)"}}};
       continue;
     }
     const double r = hottest > 0 ? node_ms[n] / hottest : 0;
