@@ -11,6 +11,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const { Browser } = require("./cdp.js");
+const { bigGraph } = require("./big_graph.js");
 
 const WNN = process.env.WNN_BINARY;
 const BUILD = process.env.WNN_BUILD_DIR;
@@ -126,23 +127,10 @@ test("a zoo model (resnet18 from Debian's PyTorch): every node and edge, the opt
 });
 
 test("a generated 2,000-node graph: every node and edge", async () => {
-  // Residual-style blocks with branches and skips over several blocks.
-  const lines = ['webnn_graph "big" v1 {', "  inputs {", "    x: f32[1, 8];", "  }", "  consts {",
-    "    c: f32[1, 8] @scalar(0.5);", "  }", "  nodes {"];
-  let last = "x", count = 0;
-  const skips = [];
-  while (count < 2000) {
-    const b = `b${count}`;
-    lines.push(`    ${b}_a = relu(${last});`, `    ${b}_b = mul(${b}_a, c);`, `    ${b}_c = tanh(${last});`,
-      `    ${b}_d = add(${b}_b, ${b}_c);`);
-    count += 4;
-    if (skips.length >= 3) { lines.push(`    ${b}_e = add(${b}_d, ${skips[skips.length - 3]});`); ++count; last = `${b}_e`; }
-    else last = `${b}_d`;
-    skips.push(last);
-  }
-  lines.push("  }", "  outputs {", `    ${last};`, "  }", "}");
   const graph = path.join(tmp, "big.webnn");
-  fs.writeFileSync(graph, lines.join("\n") + "\n");
+  const big = bigGraph(2000);
+  assert.equal(big.nodes, 2000);
+  fs.writeFileSync(graph, big.text);
   const page = path.join(tmp, "big.html");
   wnn("view", graph, "-o", page);
   await expectComplete(page, graphFacts(graph));

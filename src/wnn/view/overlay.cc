@@ -87,7 +87,8 @@ Overlay partition_overlay(const Graph& g, const runtime::ExecutionPlan& plan) {
   }
   for (const auto& [delegate, regions] : delegates) {
     o.legend.push_back(
-        {"part-" + delegate, fmt::format("{} ({} regions)", delegate, regions.size())});
+        {"part-" + delegate, fmt::format("{} ({} region{})", delegate, regions.size(),
+                                         regions.size() == 1 ? "" : "s")});
   }
   if (reference) o.legend.push_back({"part-ref", "reference kernels (click for the reasons)"});
   if (folded) o.legend.push_back({"part-folded", "folded into a constant"});
@@ -275,7 +276,9 @@ Overlay profile_overlay(const Graph& g, const nlohmann::json& bench) {
   std::vector<uint32_t> order;
   for (uint32_t n = 0; n < g.nodes().size(); ++n) {
     if (!timed[n]) {
-      o.nodes[n] = NodeMark{"heat-none", {{"time", "not timed: folded, fused, or free (a reshape a delegate runs as a view)"}}};
+      o.nodes[n] = NodeMark{
+          "heat-none",
+          {{"time", "not timed: folded, fused, or free (a reshape a delegate runs as a view)"}}};
       continue;
     }
     const double r = hottest > 0 ? node_ms[n] / hottest : 0;

@@ -231,5 +231,6 @@
   initial();
   const start = location.hash && document.getElementById(location.hash.slice(1));
   if (start && start.closest("#graph")) { select(start); centreOn(start); }
+  performance.mark("wnn-ready");
   document.body.dataset.ready = "1";
 })();
