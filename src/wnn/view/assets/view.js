@@ -3,6 +3,7 @@
 // the side panel from the JSON in #wnn-data. No network, no libraries.
 "use strict";
 (function () {
+  performance.mark("wnn-script");
   const data = JSON.parse(document.getElementById("wnn-data").textContent);
   const svg = document.getElementById("graph");
   const stage = document.getElementById("stage");
