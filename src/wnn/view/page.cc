@@ -2,36 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "wnn/core/xml_escape.h"
 #include "wnn/view/assets.h"
 #include "wnn/view/page_data.h"
 
 namespace wnn::view {
 
 namespace {
-
-std::string escape_xml(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // JSON inside <script>: '<' written as \u003c, so no "</script>" or "<!--" can occur in it.
 std::string script_json(const ordered_json& j) {
@@ -86,10 +63,10 @@ void write_section(std::string& svg, const PageInput& in, const SceneBox& box, c
                      classes_of(in.overlays, s.node), s.node, s.node, s.y);
   svg += fmt::format(R"~(<rect width="{}" height="{}" rx="4"/>)~", box.width, s.height);
   svg += fmt::format(R"~(<text class="t" x="{}" y="{}">{}</text>)~", kPadding, kTitleHeight - 3,
-                     escape_xml(s.title));
+                     xml_escape(s.title));
   for (size_t r = 0; r < s.constants.size(); ++r) {
     svg += fmt::format(R"~(<text class="c" x="{}" y="{}">{}</text>)~", kPadding,
-                       kTitleHeight + kRowHeight * int(r + 1) - 2, escape_xml(s.constants[r].text));
+                       kTitleHeight + kRowHeight * int(r + 1) - 2, xml_escape(s.constants[r].text));
   }
   svg += "</g>";
 }
@@ -127,11 +104,11 @@ std::string draw_svg(const PageInput& in) {
   svg += R"~(</g><g id="labels">)~";
   for (const EdgeLabel& l : scene.labels) {
     svg += fmt::format(R"~(<text class="elabel" x="{}" y="{}">{}</text>)~", l.x, l.y,
-                       escape_xml(l.text));
+                       xml_escape(l.text));
   }
   for (const InnerEdge& ie : scene.inner_edges) {
     svg += fmt::format(R"~(<text class="elabel" x="{}" y="{}">{}</text>)~", ie.x + 6, ie.y1 - 4,
-                       escape_xml(ie.label));
+                       xml_escape(ie.label));
   }
   svg += R"~(</g><g id="boxes">)~";
   for (size_t b = 0; b < scene.boxes.size(); ++b) {
@@ -146,7 +123,7 @@ std::string draw_svg(const PageInput& in) {
       svg += fmt::format(R"~(<rect width="{}" height="{}" rx="{}"/>)~", box.width, box.height,
                          box.height / 2);
       svg += fmt::format(R"~(<text class="t" x="{}" y="{}">{}</text></g>)~", box.width / 2,
-                         box.height / 2 + 4, escape_xml(box.title));
+                         box.height / 2 + 4, xml_escape(box.title));
       continue;
     }
     const bool chain = box.sections.size() > 1;
@@ -168,7 +145,7 @@ std::string draw_svg(const PageInput& in) {
 std::string render_page(const PageInput& in) {
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
   page += "<meta name=\"viewport\" content=\"width=device-width\">";
-  page += fmt::format("<title>wnn view: {}</title>", escape_xml(in.title));
+  page += fmt::format("<title>wnn view: {}</title>", xml_escape(in.title));
   page += "<style>";
   page += assets::k_view_css;
   page += "</style></head>\n<body>";
@@ -177,7 +154,7 @@ std::string render_page(const PageInput& in) {
       R"~(<input id="search" type="search" placeholder="search names, ops (Enter: next)">)~"
       R"~(<span id="hits"></span><select id="mode"></select><button id="fit">fit</button>)~"
       R"~(</header>)~",
-      escape_xml(in.title));
+      xml_escape(in.title));
   page += R"~(<main><div id="stage">)~";
   page += draw_svg(in);
   page +=
