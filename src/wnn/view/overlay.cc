@@ -144,7 +144,8 @@ std::string entry_text(const nlohmann::json& entry, const char* key) {
 }  // namespace
 
 Overlay report_overlay(const Graph& g, const nlohmann::json& report) {
-  check(report.is_object(), "not a wnn validate report: expected a JSON object");
+  check(report.is_object() && (report.contains("per_node") || report.contains("outputs")),
+        "not a wnn validate report: it has neither \"per_node\" nor \"outputs\"");
   Overlay o{"report", "error against ONNX Runtime", {}, {}, {}, ordered_json::object(), {}};
   o.nodes.resize(g.nodes().size());
   o.outputs.resize(g.outputs().size());

@@ -117,6 +117,12 @@ TEST(ReportOverlay, AReportWithoutPerNodeStillColoursTheOutputs) {
   EXPECT_EQ(o.warnings.size(), 1u);
 }
 
+TEST(ReportOverlay, RejectsJsonThatIsNotAReport) {
+  Net net;
+  EXPECT_THROW(report_overlay(net.g, nlohmann::json::parse(R"({"name": "resnet18"})")), Error);
+  EXPECT_THROW(report_overlay(net.g, nlohmann::json::parse("[]")), Error);
+}
+
 TEST(ProfileOverlay, ChargesAFusedStepByFlopsAndColoursByShareOfTheHottest) {
   Net net;
   const auto bench = nlohmann::json::parse(R"({"profile": [
