@@ -124,6 +124,18 @@ test("a zoo model (resnet18 from Debian's PyTorch): every node and edge, the opt
   assert.ok(await browser.evaluate(`document.querySelectorAll("#details .dflt").length`) > 0, "no greyed default");
   // The first convolution runs on oneDNN (docs/delegates.md: fastest on every conv measured).
   assert.match(await classOf("n0"), /\bpart-onednn\b/);
+
+  // Search: typing marks every hit, Enter selects the first and brings it into view.
+  await browser.evaluate(`(() => { const s = document.getElementById("search"); s.focus(); s.value = "maxpool";
+    s.dispatchEvent(new Event("input")); })()`);
+  await browser.page("Input.dispatchKeyEvent", { type: "keyDown", key: "Enter", code: "Enter", windowsVirtualKeyCode: 13 });
+  assert.match(await browser.evaluate(`document.getElementById("hits").textContent`), /^1 of 1$/);
+  assert.match(await panelText(), /^maxPool2d /);
+  // The wheel zooms: the view box shrinks around the pointer.
+  const before = await browser.evaluate(`document.getElementById("graph").getAttribute("viewBox")`);
+  await browser.page("Input.dispatchMouseEvent", { type: "mouseWheel", x: 300, y: 300, deltaX: 0, deltaY: -400 });
+  const after = await browser.evaluate(`document.getElementById("graph").getAttribute("viewBox")`);
+  assert.ok(+after.split(" ")[2] < +before.split(" ")[2], `zooming in: ${before} -> ${after}`);
 });
 
 test("a generated 2,000-node graph: every node and edge", async () => {
