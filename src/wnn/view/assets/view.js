@@ -86,12 +86,16 @@
     a.addEventListener("click", () => { const t = document.getElementById(id); if (t) { select(t); centreOn(t); } });
     return a;
   }
-  function table(rows, head) {
+  // Rows of cells; `head` a header row; `keyed`: the first column names what the row holds.
+  function table(rows, head, keyed) {
     const t = el("table");
     if (head) t.append(el("tr", {}, ...head.map((h) => el("th", {}, h))));
-    for (const r of rows) t.append(el("tr", {}, ...r.map((c) => el("td", {}, c))));
+    for (const r of rows) {
+      t.append(el("tr", {}, ...r.map((c, i) => el("td", keyed && i === 0 ? { class: "key" } : {}, c))));
+    }
     return t;
   }
+  const keyed = (rows) => table(rows, null, true);
   // Any JSON value as panel content: objects as key/value tables, arrays of objects as tables
   // with a column per key; "at" holds a node index and becomes a link to it.
   function render(v, key) {
@@ -104,7 +108,7 @@
       }
       return v.map((x) => (typeof x === "object" ? JSON.stringify(x) : String(x))).join(", ");
     }
-    if (typeof v === "object") return table(Object.entries(v).map(([k, x]) => [k, render(x, k)]));
+    if (typeof v === "object") return keyed(Object.entries(v).map(([k, x]) => [k, render(x, k)]));
     return String(v);
   }
   function section(title, content) {
@@ -127,16 +131,19 @@
       el("span", { class: "mono" }, name), type, graphOut ? "graph output" : ""]))));
     if (d.args) parts.push(...section("arguments", render(d.args)));
     if (op.options.length) {
-      parts.push(...section("options", table(op.options.map(([name, dflt, isOperand]) => {
+      parts.push(...section("options", keyed(op.options.map(([name, dflt, isOperand]) => {
         const given = name in d.opt;
         return [name, given ? el("span", { class: "mono" }, d.opt[name])
                             : el("span", { class: "dflt" }, isOperand ? "absent" : `${dflt} (default)`)];
       }))));
     }
     if (d.src && d.src.node) {
-      parts.push(...section("ONNX source", table([["node", d.src.node], ["op_type", d.src.op_type],
+      parts.push(...section("ONNX source", keyed([["node", d.src.node], ["op_type", d.src.op_type],
         ["domain", d.src.domain]])));
-      if (d.src.values.length) parts.push(table(d.src.values, ["ONNX value", "operand"]));
+      if (d.src.values.length) {
+        parts.push(table(d.src.values.map(([v, o]) => [el("span", { class: "mono" }, v), el("span", { class: "mono" }, o)]),
+          ["ONNX value", "operand"]));
+      }
     } else {
       parts.push(...section("ONNX source", el("div", { class: "note" }, d.src ? d.src.note : data.source)));
     }
@@ -149,12 +156,12 @@
     if (d.onnx) rows.push(["ONNX name", el("span", { class: "mono" }, d.onnx)]);
     if (d.dynamic) rows.push(["dynamic", d.dynamic.join(", ")]);
     if (d.node !== undefined) rows.push(["computed by", link(`node ${d.node}`, `n${d.node}`)]);
-    return [el("h2", {}, kind === "i" ? "graph input" : "graph output"), table(rows),
+    return [el("h2", {}, kind === "i" ? "graph input" : "graph output"), keyed(rows),
             ...overlaySections(d)];
   }
   function summary() {
     const parts = [el("h2", {}, data.graph), el("div", { class: "note" }, data.title),
-      table([["nodes", data.nodes.length], ["inputs", data.inputs.length],
+      keyed([["nodes", data.nodes.length], ["inputs", data.inputs.length],
              ["outputs", data.outputs.length], ["source", data.source]])];
     for (const w of data.warnings) parts.push(el("div", { class: "warn" }, w));
     const o = data.overlays.find((x) => x.name === mode);
