@@ -109,6 +109,9 @@ test("a zoo model (resnet18 from Debian's PyTorch): every node and edge, the opt
   wnn("view", onnx, "--partition", "-o", page);
   const html = fs.readFileSync(page, "utf8");
   assert.ok(html.length < 1_000_000, `the page is ${html.length} bytes`);
+  const again = path.join(tmp, "resnet18-again.html");
+  wnn("view", onnx, "--partition", "-o", again);
+  assert.ok(fs.readFileSync(again, "utf8") === html, "a second run wrote other bytes");
   assert.doesNotMatch(html, /(src|href)\s*=\s*["']?(https?:)?\/\/|url\((["']?)https?:|@import/i);
   await expectComplete(page, graphFacts(converted(onnx)));
 
