@@ -82,6 +82,7 @@ bench: build
 	sh bench/weight_norm.sh $(BUILD) 2
 	sh bench/thread_pools.sh $(BUILD) 2
 	sh bench/run_overhead.sh $(BUILD)
+	node bench/view_page_load.js $(BUILD)
 	$(MAKE) bench-ort
 
 # wnn (auto, 2 threads) against ONNX Runtime on the model zoo: latency, ratio, GFLOP/s and the

@@ -15,6 +15,7 @@ packages=(
   python3 python3-numpy python3-dev python3-pip python3-setuptools python3-wheel pybind11-dev python3-torch python3-torchvision python3-onnx
   libonnx-testdata
   nodejs npm
+  chromium
 )
 
 sudo_cmd=()

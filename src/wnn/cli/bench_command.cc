@@ -29,15 +29,19 @@ double peak_rss_mb() {
 
 double per_run_ms(const runtime::ProfileRow& r) { return r.runs ? r.total_ms / double(r.runs) : 0; }
 
-nlohmann::json profile_json(const std::vector<runtime::ProfileRow>& rows) {
+// Each row names its nodes by their first output (`wnn view --profile` matches them by it).
+nlohmann::json profile_json(const Graph& graph, const std::vector<runtime::ProfileRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : rows) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (uint32_t n : r.nodes) nodes.push_back(graph.name_of(graph.nodes()[n].outputs[0]));
     out.push_back({{"label", r.label},
                    {"where", r.where},
                    {"op", r.op},
                    {"flops", r.flops},
                    {"kernel", r.kernel},
-                   {"ms", per_run_ms(r)}});
+                   {"ms", per_run_ms(r)},
+                   {"nodes", nodes}});
   }
   return out;
 }
@@ -157,7 +161,7 @@ int run_bench(Args& args) {
   }
   if (json) {
     nlohmann::json out = j;
-    if (profile) out["profile"] = profile_json(rows);
+    if (profile) out["profile"] = profile_json(session.graph(), rows);
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("%s on %s, %d thread%s%s: %zu regions, %zu nodes on reference\n", rest[0].c_str(),
@@ -199,7 +203,8 @@ const CommandRegistration registration{{
     "                         load_to_first_inference_ms, min_ms, median_ms, p90_ms, peak_rss_mb,\n"
     "                         openmp_waiting\n"
     "                         (and \"profile\": rows of label, where, op, flops, kernel,\n"
-    "                         ms per run)",
+    "                         ms per run, and nodes: the first output of each node the step\n"
+    "                         computes, which wnn view --profile reads)",
     run_bench,
 }};
 

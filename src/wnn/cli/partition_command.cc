@@ -1,7 +1,6 @@
 // `wnn partition GRAPH`: how a graph would run. Prints each delegate region (delegate, ops,
 // boundary sizes) and every node left on the reference kernels with its reason.
 #include <cstdio>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "wnn/cli/command.h"
@@ -12,15 +11,6 @@
 
 namespace wnn::cli {
 namespace {
-
-std::string op_counts(const Graph& g, const std::vector<uint32_t>& nodes) {
-  std::map<std::string, int> counts;
-  for (uint32_t n : nodes) ++counts[std::string(op_name(g.nodes()[n].op()))];
-  std::string s;
-  for (const auto& [op, c] : counts)
-    s += (s.empty() ? "" : ", ") + op + (c > 1 ? " x" + std::to_string(c) : "");
-  return s;
-}
 
 int run_partition(Args& args) {
   format::LoadOptions load;
@@ -76,7 +66,7 @@ int run_partition(Args& args) {
   for (size_t i = 0; i < p.regions.size(); ++i) {
     const auto& r = p.regions[i];
     std::printf("region %zu on %s: %zu nodes (%s)\n", i, r.delegate.c_str(), r.nodes.size(),
-                op_counts(g, r.nodes).c_str());
+                passes::op_counts(g, r.nodes).c_str());
     for (const auto& s : names(r.inputs)) std::printf("  in  %s\n", s.c_str());
     for (const auto& s : names(r.outputs)) std::printf("  out %s\n", s.c_str());
   }

@@ -66,6 +66,7 @@ class Importer {
     }
     report_unsupported();
     add_outputs(g);
+    result_.origin_of.resize(result_.graph.nodes().size(), -1);
     prune_unread_inputs();
     if (!options_.keep_misaligned_weights) align_constants();
     const auto zeroed = resolver_.zero_filled();
@@ -297,8 +298,10 @@ class Importer {
       }
     }
     try {
+      const size_t nodes_before = result_.graph.nodes().size();
       ConvertContext ctx(node, opset, values_);
       with_error_context(fmt::format("node '{}' ({})", label, node.op_type), [&] { c->fn(ctx); });
+      record_origin(node, domain, nodes_before);
       for (size_t i = 0; i < node.output.size(); ++i) {
         // An output the converter does not compute: an optional one wnn leaves out, or one the
         // operator does not define (a Relu with two outputs). Either way it is named, not
@@ -317,6 +320,23 @@ class Importer {
       unsupported_.push_back(
           {label, node.op_type, domain, opset, "conversion failed: " + std::string(e.what()), ""});
       mark_poisoned();
+    }
+  }
+
+  void record_origin(const NodeProto& node, const std::string& domain, size_t nodes_before) {
+    const size_t nodes_after = result_.graph.nodes().size();
+    if (nodes_after == nodes_before) return;  // an alias of an existing operand
+    NodeOrigin origin{node.name, node.op_type, domain, {}};
+    for (const auto& o : node.output) {
+      if (o.empty() || !values_.has(o)) continue;
+      if (const auto& id = values_.slot(o).operand) {
+        origin.outputs.emplace_back(o, result_.graph.name_of(*id));
+      }
+    }
+    result_.origins.push_back(std::move(origin));
+    result_.origin_of.resize(nodes_after, -1);
+    for (size_t n = nodes_before; n < nodes_after; ++n) {
+      result_.origin_of[n] = int32_t(result_.origins.size() - 1);
     }
   }
 

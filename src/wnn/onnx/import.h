@@ -34,6 +34,14 @@ struct ImportOptions {
   std::function<void(size_t done, size_t total)> on_node;
 };
 
+// The ONNX node some WebNN nodes were converted from (`wnn view` shows it beside them).
+struct NodeOrigin {
+  std::string name;  // "" when the ONNX node is unnamed
+  std::string op_type, domain;
+  // (ONNX output name, operand name in the graph) of each output that became an operand.
+  std::vector<std::pair<std::string, std::string>> outputs;
+};
+
 struct ImportResult {
   Graph graph;
   // (ONNX graph input/output name, operand name in `graph`), in the model's order. Graph inputs
@@ -54,6 +62,11 @@ struct ImportResult {
   std::vector<std::pair<std::string, std::string>> values;
   std::vector<std::string> warnings;
   size_t nodes_in = 0;
+  // The ONNX nodes that became WebNN nodes, in conversion order (folded ones did not), and per
+  // node of `graph` the index of its origin, -1 for nodes the importer adds on its own (the
+  // identity that gives a graph output its name).
+  std::vector<NodeOrigin> origins;
+  std::vector<int32_t> origin_of;
 };
 
 // One node (or graph input/output) the importer could not convert.

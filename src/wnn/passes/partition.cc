@@ -1,6 +1,7 @@
 #include "wnn/passes/partition.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -206,6 +207,16 @@ Partition partition_graph(const Graph& graph, const std::vector<Candidate>& cand
   }
   for (Region& r : p.regions) compute_region_io(graph, r);
   return p;
+}
+
+std::string op_counts(const Graph& graph, const std::vector<uint32_t>& nodes) {
+  std::map<std::string, int> counts;
+  for (uint32_t n : nodes) ++counts[std::string(op_name(graph.nodes()[n].op()))];
+  std::string s;
+  for (const auto& [op, c] : counts) {
+    s += (s.empty() ? "" : ", ") + op + (c > 1 ? " x" + std::to_string(c) : "");
+  }
+  return s;
 }
 
 }  // namespace wnn::passes

@@ -43,6 +43,10 @@ struct Partition {
 
 Partition partition_graph(const Graph& graph, const std::vector<Candidate>& candidates);
 
+// The ops of `nodes`, by name with counts: "add, conv2d x3, relu x2" (what `wnn partition` and
+// `wnn view --partition` say a region holds).
+std::string op_counts(const Graph& graph, const std::vector<uint32_t>& nodes);
+
 // Region boundary operands, computed from its node set.
 void compute_region_io(const Graph& graph, Region& region);
 

@@ -22,6 +22,9 @@ struct ProfileRow {
   std::string kernel = {};  // the library's implementation, if it names one ("brgconv:avx512_core")
   double total_ms = 0;
   int64_t runs = 0;
+  // The graph nodes the step computes (a fused step several, a region without inner steps all
+  // of its nodes; a helper step such as a reorder those of the kernel it serves).
+  std::vector<uint32_t> nodes = {};
 };
 
 }  // namespace wnn::runtime

@@ -153,6 +153,7 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
       const Node& n = graph_->nodes()[size_t(step.node)];
       profile_.push_back(
           {node_label(step.node, {}), "ref", std::string(op_name(n.op())), node_flops(*graph_, n)});
+      profile_.back().nodes = {uint32_t(step.node)};
       continue;
     }
     const passes::Region& region = exec_.partition.regions[size_t(step.region_index)];
@@ -163,6 +164,7 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
           {where + " (" + std::to_string(region.nodes.size()) + " nodes)", where, "region"});
       for (uint32_t n : region.nodes)
         profile_.back().flops += node_flops(*graph_, graph_->nodes()[n]);
+      profile_.back().nodes = region.nodes;
       continue;
     }
     for (const RegionStepInfo& st : inner) {
@@ -171,6 +173,8 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
       if (st.node >= 0) {
         const Node& n = graph_->nodes()[size_t(st.node)];
         row.label = node_label(st.node, st.fused);
+        row.nodes.push_back(uint32_t(st.node));
+        row.nodes.insert(row.nodes.end(), st.fused.begin(), st.fused.end());
         if (st.label.empty()) {
           row.op = op_name(n.op());
           row.flops = node_flops(*graph_, n);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "wnn/core/error.h"
+#include "wnn/core/xml_escape.h"
 
 namespace wnn::sweep {
 using nlohmann::json;
@@ -12,37 +13,6 @@ namespace {
 
 std::string percent(size_t part, size_t whole) {
   return whole == 0 ? "0.0%" : fmt::format("{:.1f}%", 100.0 * double(part) / double(whole));
-}
-
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters even escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += ' ';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
 }
 
 std::string failure_detail(const EntryResult& r) {

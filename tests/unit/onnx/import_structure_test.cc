@@ -347,3 +347,36 @@ TEST(ImportRegistry, DispatchHonoursOpsetRanges) {
 
 }  // namespace
 }  // namespace wnn::onnx
+
+namespace wnn::onnx {
+namespace {
+
+TEST(ImportOrigins, EveryNodeNamesTheOnnxNodeItCameFrom) {
+  // Relu -> Slice with negative steps (two WebNN nodes: reverse, slice); the input passed
+  // straight to a second output gets an identity the importer adds on its own.
+  auto m = model(
+      13, {tensor_input("x", {dim(5), dim(6)})},
+      {node("Relu", {"x"}, {"r"}), node("Slice", {"r", "starts", "ends", "axes", "steps"}, {"y"})},
+      {"y", "x"},
+      {int64_init("starts", {-1}), int64_init("ends", {-6}), int64_init("axes", {0}),
+       int64_init("steps", {-2})});
+  m.graph.output[1].name = "x";
+  const ImportResult r = import_model(m, "");
+  ASSERT_EQ(r.origin_of.size(), r.graph.nodes().size());
+  ASSERT_EQ(r.origins.size(), 2u);
+  EXPECT_EQ(r.origins[0].name, "Relu_node");
+  EXPECT_EQ(r.origins[0].op_type, "Relu");
+  EXPECT_EQ(r.origins[0].outputs, (std::vector<std::pair<std::string, std::string>>{{"r", "r"}}));
+  EXPECT_EQ(r.origins[1].name, "Slice_node");
+  std::map<OpKind, int32_t> origin_by_op;
+  for (size_t n = 0; n < r.graph.nodes().size(); ++n) {
+    origin_by_op[r.graph.nodes()[n].op()] = r.origin_of[n];
+  }
+  EXPECT_EQ(origin_by_op[OpKind::kRelu], 0);
+  EXPECT_EQ(origin_by_op[OpKind::kReverse], 1);
+  EXPECT_EQ(origin_by_op[OpKind::kSlice], 1);
+  EXPECT_EQ(origin_by_op[OpKind::kIdentity], -1);
+}
+
+}  // namespace
+}  // namespace wnn::onnx

@@ -23,13 +23,6 @@ std::string param_dtypes(const ParamSpec& p) {
   return p.dtypes.to_string();
 }
 
-std::string default_text(const ParamSpec& p) {
-  if (!std::holds_alternative<std::monostate>(p.default_value)) {
-    return value_to_text(p.default_value);
-  }
-  return p.default_doc.empty() ? "absent" : std::string(p.default_doc);
-}
-
 std::string kind_text(const ParamSpec& p) {
   std::string k(param_kind_name(p.kind));
   if (!p.enum_values.empty()) k += " {" + fmt::format("{}", fmt::join(p.enum_values, "|")) + "}";
@@ -68,6 +61,13 @@ nlohmann::json value_to_json(const Value& v) {
         }
       },
       v);
+}
+
+std::string default_text(const ParamSpec& p) {
+  if (!std::holds_alternative<std::monostate>(p.default_value)) {
+    return value_to_text(p.default_value);
+  }
+  return p.default_doc.empty() ? "absent" : std::string(p.default_doc);
 }
 
 std::string value_to_text(const Value& v) {

@@ -13,6 +13,8 @@ namespace wnn {
 nlohmann::json value_to_json(const Value& v);
 // "1e-05", "[1, 1]", "\"nchw\"": how a default reads in docs and listings.
 std::string value_to_text(const Value& v);
+// How an option's default reads: its value, what it depends on ("all axes"), or "absent".
+std::string default_text(const ParamSpec& p);
 
 nlohmann::json schema_to_json(const OpSchema& s);
 nlohmann::json operator_table_json();
