@@ -31,3 +31,14 @@ cmp "$out/probs.npy" "$out/again/probs.npy"
 # A missing input is an error that says how to give it.
 if "$wnn" run "$src/examples/small_cnn.webnn" 2> "$out/err"; then exit 1; fi
 grep -q "input 'x' (float32\[1, 1, 28, 28\]) needs --input x=FILE.npy, or pass --random-inputs" "$out/err"
+# An output named like a path lands inside the directory, under its percent-encoded name.
+cat > "$out/path_named.webnn" <<'G'
+webnn_graph "path_named" v1 {
+  inputs { x: f32[3]; }
+  nodes { /up/y = relu(x); }
+  outputs { /up/y; }
+}
+G
+"$wnn" run "$out/path_named.webnn" --random-inputs --output-dir "$out/named" -q
+test -f "$out/named/%2Fup%2Fy.npy"
+test ! -e /up/y.npy

@@ -9,6 +9,7 @@
 #include "wnn/cli/graph_args.h"
 #include "wnn/cli/session_args.h"
 #include "wnn/core/error.h"
+#include "wnn/core/file_names.h"
 #include "wnn/format/model.h"
 #include "wnn/runtime/inputs.h"
 #include "wnn/runtime/session.h"
@@ -55,7 +56,8 @@ int run_run(Args& args) {
     const auto stats = runtime::tensor_stats(out.tensor.view());
     std::string file;
     if (output_dir) {
-      file = (std::filesystem::path(*output_dir) / (out.name + ".npy")).string();
+      file =
+          (std::filesystem::path(*output_dir) / (file_name_component(out.name) + ".npy")).string();
       format::write_npy(file, out.tensor.view());
     }
     report["outputs"].push_back({{"name", out.name},
@@ -99,7 +101,8 @@ const CommandRegistration registration{{
     "                         signed integers in [-8, 8), unsigned in [0, 16); the stream is\n"
     "                         splitmix64 seeded by --seed and the input's name\n"
     "  --seed N               seed for --random-inputs (default 0)\n"
-    "  --output-dir DIR       write each output to DIR/<name>.npy\n"
+    "  --output-dir DIR       write each output to DIR/<name>.npy (bytes of the name other\n"
+    "                         than letters, digits, _ - . become %XX: /a/b -> %2Fa%2Fb.npy)\n"
     "  --weights PATH         the weights file (default: found beside the "
     "graph)\n" WNN_SESSION_OPTIONS_HELP
     "  --json                 print a JSON report instead of text\n"
