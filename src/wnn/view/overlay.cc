@@ -163,9 +163,11 @@ Overlay report_overlay(const Graph& g, const nlohmann::json& report) {
     for (const char* key : {"compared", "skipped"}) {
       if (p.contains(key)) o.summary[key] = p[key];
     }
-    const std::string first = p.contains("first_divergent") && p["first_divergent"].is_string()
-                                  ? p["first_divergent"].get<std::string>()
-                                  : std::string();
+    // {"onnx_node", "op_type", "value", "operand"} of the first value beyond tolerance, or null.
+    const auto fd = p.find("first_divergent");
+    const bool has_first = fd != p.end() && fd->is_object();
+    const std::string first_operand = has_first ? entry_text(*fd, "operand") : std::string();
+    const std::string first = has_first ? entry_text(*fd, "onnx_node") : std::string();
     std::vector<int> level(g.nodes().size(), -1);
     std::vector<std::string> unmatched;
     size_t total = 0;
@@ -180,11 +182,7 @@ Overlay report_overlay(const Graph& g, const nlohmann::json& report) {
           unmatched.push_back(operand);
           continue;
         }
-        if (!first.empty() && !first_node &&
-            (entry_text(entry, "onnx_node") == first || operand == first ||
-             entry_text(entry, "value") == first)) {
-          first_node = *n;
-        }
+        if (has_first && !first_node && operand == first_operand) first_node = *n;
         if (!o.nodes[*n]) o.nodes[*n] = NodeMark{"", {{"compared", ordered_json::array()}}};
         o.nodes[*n]->detail["compared"].push_back(ordered_json::parse(entry.dump()));
         level[*n] = std::max(level[*n], error_level(entry));
@@ -196,11 +194,15 @@ Overlay report_overlay(const Graph& g, const nlohmann::json& report) {
     if (first_node) {
       o.nodes[*first_node]->css_class += " err-first";
       o.nodes[*first_node]->detail["first divergent"] = true;
-      o.summary["first divergent"] = {{"node", first}, {"at", *first_node}};
-    } else if (!first.empty()) {
+      o.summary["first divergent"] = {{"node", first},
+                                      {"op_type", entry_text(*fd, "op_type")},
+                                      {"value", entry_text(*fd, "value")},
+                                      {"at", *first_node}};
+    } else if (has_first) {
       o.warnings.push_back(fmt::format(
-          "the first divergent node '{}' is not among the compared nodes that match this graph",
-          first));
+          "the first divergent node '{}' (operand '{}') is not among the compared nodes that "
+          "match this graph",
+          first, first_operand));
     } else {
       o.summary["first divergent"] = "none: every compared node is within tolerance";
     }

@@ -72,13 +72,14 @@ TEST(PartitionOverlay, MarksNodesTheExecutedGraphFoldedOrFused) {
 }
 
 nlohmann::json report_fixture() {
-  // As docs/real-models.md section 7 writes it, made by hand.
+  // The shape of validate::report_json with --per-node (the browser test checks a real one).
   return nlohmann::json::parse(R"({
     "model": "net.onnx", "status": "fail", "stage": "numerical", "message": "y differs",
     "outputs": [{"name": "y", "dtype": "float32", "shape": [1, 2, 5, 5], "pass": false,
                  "max_abs": 0.3, "max_normalized": 2950.0}],
     "per_node": {
-      "compared": 5, "skipped": 0, "first_divergent": "Sigmoid_3",
+      "compared": 5, "skipped": 0, "first_divergent": {"onnx_node": "Sigmoid_3", "op_type": "Sigmoid", "value": "sig:0",
+                          "operand": "sig"},
       "nodes": [
         {"onnx_node": "Conv_1", "op_type": "Conv", "value": "conv", "operand": "conv",
          "pass": true, "max_abs": 1e-7, "max_normalized": 0.004},
