@@ -15,6 +15,7 @@
 #include "onnx_bindings.h"
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
+#include "wnn/core/names.h"
 #include "wnn/format/graph_file.h"
 #include "wnn/format/model.h"
 #include "wnn/format/resolve_dims.h"
@@ -59,7 +60,10 @@ RawValue to_raw(const py::handle& h, const std::shared_ptr<Graph>& graph) {
 
 class PyGraphBuilder {
  public:
-  PyGraphBuilder() : graph_(std::make_shared<Graph>()), builder_(*graph_) {}
+  PyGraphBuilder()
+      : graph_(std::make_shared<Graph>()),
+        builder_(*graph_),
+        names_([g = graph_.get()](const std::string& n) { return g->find(n).has_value(); }) {}
 
   // `dynamic_dims`: one entry per dim, None or (name, max); a dynamic dim's static size in
   // `shape` must be its max (the file format's rule).
@@ -162,12 +166,15 @@ class PyGraphBuilder {
   }
 
   std::string unique_name(const std::string& base) const { return builder_.unique_name(base); }
+  // NameMapper's name for `name`: itself when the text form can hold it and it is free.
+  std::string text_name(const std::string& name) { return names_.map(name); }
   std::shared_ptr<Graph> graph() const { return graph_; }
 
  private:
   PyOperand wrap(OperandId id) const { return {graph_, id}; }
   std::shared_ptr<Graph> graph_;
   GraphBuilder builder_;
+  NameMapper names_;
 };
 
 std::vector<std::string> input_names(const Graph& g) {
@@ -370,7 +377,7 @@ PYBIND11_MODULE(_wnn, m) {
                                  ++counts[std::string(op_name(n.op()))];
                                return counts;
                              })
-      .def("to_text", [](const Graph& g) { return format::print_text(g); });
+      .def("to_text", [](const Graph& g) { return format::print_text_mapping_names(g); });
 
   py::class_<PyGraphBuilder>(m, "GraphBuilder")
       .def(py::init<>())
@@ -391,6 +398,9 @@ PYBIND11_MODULE(_wnn, m) {
       .def("output", &PyGraphBuilder::output)
       .def("operand", &PyGraphBuilder::operand)
       .def("unique_name", &PyGraphBuilder::unique_name)
+      .def("text_name", &PyGraphBuilder::text_name,
+           "The operand name for `name` that the .webnn text form can hold: `name` itself when "
+           "valid and free, else a sanitized name with a hash suffix (docs/formats.md)")
       .def_property_readonly("graph", &PyGraphBuilder::graph);
 
   m.def("load", &load, py::arg("path"), py::arg("weights") = py::none(),

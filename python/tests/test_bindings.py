@@ -86,6 +86,44 @@ class SessionTest(unittest.TestCase):
                                          "b": np.ones((2, 3), np.float32)})
             np.testing.assert_array_equal(out["prod"][0], [3.0, -4.0, 0.0])
 
+    def test_graph_without_outputs_is_refused(self):
+        b = wnn.GraphBuilder()
+        b.add("relu", b.input("x", [2]), name="y")
+        with tempfile.TemporaryDirectory() as d:
+            for call in (lambda: wnn.Session(b),
+                         lambda: wnn.save(b, os.path.join(d, "m.webnn"))):
+                with self.assertRaises(wnn.Error) as cm:
+                    call()
+                self.assertIn("the graph has no outputs", str(cm.exception))
+            self.assertFalse(os.path.exists(os.path.join(d, "m.webnn")))
+            path = os.path.join(d, "none.webnn")
+            with open(path, "w") as f:
+                f.write('webnn_graph "g" v1 {\n  inputs { x: f32[2]; }\n  outputs { }\n}\n')
+            with self.assertRaises(wnn.Error) as cm:
+                wnn.load(path)
+            self.assertIn("the graph has no outputs", str(cm.exception))
+
+    def test_names_the_text_form_cannot_hold_are_mapped_on_save(self):
+        b = wnn.GraphBuilder()
+        x = b.input("input:0", [3])
+        b.output(b.add("relu", x, name="/m/If/then//m/y"))
+        self.assertEqual(b.text_name("conv1.weight"), "conv1.weight")
+        mapped = b.text_name("input:0")
+        self.assertTrue(mapped.startswith("input_0_"), mapped)
+        self.assertEqual(b.text_name("input:0"), mapped)  # the same answer every time
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "m.webnn")
+            wnn.save(b, path)
+            g = wnn.load(path)
+            self.assertTrue(g.input_names[0].startswith("input_0_"), g.input_names)
+            self.assertTrue(g.output_names[0].startswith("/m/If/then/_m/y_"), g.output_names)
+            out = wnn.Session(path).run({g.input_names[0]: np.array([-1, 0, 2], np.float32)})
+            np.testing.assert_array_equal(out[g.output_names[0]], [0, 0, 2])
+            # JSON keeps every name as it is.
+            jpath = os.path.join(d, "m.json")
+            wnn.save(b, jpath)
+            self.assertEqual(wnn.load(jpath).input_names, ["input:0"])
+
     def test_float16_round_trip(self):
         b = wnn.GraphBuilder()
         x = b.input("x", [5], "float16")

@@ -57,6 +57,9 @@ def text_cases():
     t = "text"
     case(t, "truncated.webnn", GOOD[: GOOD.index("relu") + 3], "check", "")
     case(t, "empty.webnn", "", "check", "")
+    for command in ("check", "run --random-inputs"):
+        case(t, "no_outputs.webnn", GOOD.replace("outputs { z; }", "outputs { }"), command,
+             "the graph has no outputs")
     case(t, "no_header.webnn", GOOD.replace('webnn_graph "bad" v1', "graph"), "check", "")
     case(t, "unknown_op.webnn", GOOD.replace("relu(y)", "relux(y)"), "check",
          "unknown operator 'relux' (did you mean 'relu'?)")
@@ -144,6 +147,9 @@ def json_cases():
     j = "json"
     good = jdump(JSON_GOOD)
     case(j, "truncated.json", good[: len(good) // 2], "check", "")
+    for command in ("check", "run --random-inputs"):
+        case(j, "no_outputs.json", json_variant(lambda d: d.update(outputs={})), command,
+             "the graph has no outputs")
     case(j, "wrong_format.json", json_variant(lambda d: d.update(format="onnx")), "check",
          "webnn-graph-json")
     case(j, "nesting_bomb.json", '{"nodes": ' + "[" * 100000 + "]" * 100000 + "}", "check",
@@ -335,6 +341,7 @@ def field(number, wire, payload):
 
 
 def onnx_cases():
+    import onnx
     from onnx import TensorProto, helper, numpy_helper
     o = "onnx"
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
@@ -347,6 +354,22 @@ def onnx_cases():
     w = numpy_helper.from_array(np.array([1, -2], np.float32), "w")
     good = model([w])
     case(o, "truncated.onnx", good[: len(good) - 7], "onnx-info", "")
+    # What a model must hold before it converts; the output directory is never reached.
+    convert = "convert -o /dev/null/wnn-bad-inputs"
+    case(o, "empty.onnx", b"", convert, "the model has no graph (an empty or non-ONNX file?)")
+    case(o, "empty.onnx", b"", "validate", "the model has no graph")
+    no_graph = helper.make_model(helper.make_graph([], "g", [], []),
+                                 opset_imports=[helper.make_opsetid("", 13)])
+    no_graph.ClearField("graph")
+    case(o, "no_graph.onnx", no_graph.SerializeToString(), convert, "the model has no graph")
+    no_opset = onnx.ModelProto.FromString(good)
+    no_opset.ClearField("opset_import")
+    case(o, "no_opset.onnx", no_opset.SerializeToString(), convert,
+         "the model has no opset_import")
+    no_outputs = onnx.ModelProto.FromString(good)
+    no_outputs.graph.ClearField("output")
+    case(o, "no_outputs.onnx", no_outputs.SerializeToString(), convert,
+         "the graph has no outputs")
     case(o, "garbage.onnx", bytes((i * 73 + 5) % 256 for i in range(300)), "onnx-info", "")
     case(o, "bad_wire_type.onnx", field(7, 7, b"") + good, "onnx-info", "wire type")
     case(o, "length_past_end.onnx", varint(7 << 3 | 2) + varint(10 ** 6) + b"\x00", "onnx-info",

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "wnn/core/error.h"
+#include "wnn/core/names.h"
 #include "wnn/format/graph_file.h"
 #include "wnn/format/model.h"
 #include "wnn/format/weights.h"
@@ -61,19 +62,46 @@ void write_file(const fs::path& path, std::string_view bytes) {
   out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
-void graph_text(std::span<const uint8_t> data) {
-  expect_success_or_error([&] {
-    const Graph g = format::parse_text(as_text(data), "fuzz.webnn");
-    // A parsed graph must print, and its canonical form must parse again.
-    format::parse_text(format::print_text(g), "printed.webnn");
+// The oracle of the graph targets: a graph that was read or converted must print, parse again
+// (through the builder, which checks every node) and print to the same bytes, in the text and
+// the JSON form. Any failure there is a finding, a wnn::Error included.
+template <typename Fn>
+void must_hold(std::string_view what, Fn&& fn) {
+  try {
+    if (!fn()) {
+      std::fprintf(stderr, "round trip: %.*s differs\n", int(what.size()), what.data());
+      std::abort();
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "round trip: %.*s failed: %s\n", int(what.size()), what.data(), e.what());
+    std::abort();
+  }
+}
+
+void expect_round_trip(Graph g) {
+  const std::string json = format::print_json(g);
+  must_hold("JSON print, parse, print",
+            [&] { return format::print_json(format::parse_json(json, "printed.json")) == json; });
+  // JSON names are free strings: the text form maps those it cannot hold.
+  format::map_names_for_text(g);
+  const std::string text = format::print_text(g);
+  must_hold("text print, parse, print",
+            [&] { return format::print_text(format::parse_text(text, "printed.webnn")) == text; });
+  must_hold("text and JSON forms", [&] {
+    return format::print_text(format::parse_json(format::print_json(g), "mapped.json")) == text;
   });
 }
 
+void graph_text(std::span<const uint8_t> data) {
+  std::optional<Graph> g;
+  expect_success_or_error([&] { g = format::parse_text(as_text(data), "fuzz.webnn"); });
+  if (g) expect_round_trip(std::move(*g));
+}
+
 void graph_json(std::span<const uint8_t> data) {
-  expect_success_or_error([&] {
-    const Graph g = format::parse_json(as_text(data), "fuzz.json");
-    format::parse_json(format::print_json(g), "printed.json");
-  });
+  std::optional<Graph> g;
+  expect_success_or_error([&] { g = format::parse_json(as_text(data), "fuzz.json"); });
+  if (g) expect_round_trip(std::move(*g));
 }
 
 std::optional<DataType> memory_dtype(std::string_view file_dtype) {
@@ -181,15 +209,24 @@ void onnx_model(std::span<const uint8_t> data) {
 }
 
 // The whole importer on a decoded model: shape inference, folding, every converter, with
-// external data resolved in onnx_dir(). A converted graph must print as text; conversion
-// failures (unsupported nodes included) are wnn::Errors and accepted.
+// external data resolved in onnx_dir(). Conversion failures (unsupported nodes included) are
+// wnn::Errors and accepted; whatever converts must print and read back to the same graph.
 void onnx_import(std::span<const uint8_t> data) {
   const auto owner = std::make_shared<Buffer>(as_buffer(data));
+  std::optional<onnx::ImportResult> r;
   expect_success_or_error([&] {
     const onnx::ModelProto m = onnx::decode_model(owner->bytes(), owner);
-    const onnx::ImportResult r = onnx::import_model(m, onnx_dir().string());
-    format::print_text(r.graph);
+    r = onnx::import_model(m, onnx_dir().string());
   });
+  if (!r) return;
+  // The importer maps every name: the graph prints as text without renaming.
+  must_hold("import names", [&] {
+    for (const Operand& op : r->graph.operands()) {
+      if (!is_valid_operand_name(op.name)) return false;
+    }
+    return true;
+  });
+  expect_round_trip(std::move(r->graph));
 }
 
 // The input is a graph file, then optionally "\n--wnn-weights--\n" and the weights file, then

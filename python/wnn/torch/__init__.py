@@ -155,8 +155,8 @@ def _weight(ctx, module, traced, key):
     if tensor is None:
         tensor = module.state_dict()[key]
     # The weight keeps its state_dict key in the .safetensors file; the operand name must be a
-    # .webnn token, and keys of nn.Sequential children start with a digit ("0.weight").
-    name = key if key[:1].isalpha() or key[:1] in "_/$" else ctx.b.unique_name("_" + key)
+    # .webnn token (keys of nn.Sequential children start with a digit: "0.weight").
+    name = ctx.b.text_name(key)
     return ctx.b.constant(name, _numpy(tensor), key=key)
 
 

@@ -48,11 +48,17 @@ int run_convert(Args& args) {
   }
   check(reader != nullptr, "wnn convert: cannot read '{}': the input must end in .webnn or .json",
         in);
-  const Graph graph = reader->read(in);
+  Graph graph = reader->read(in);
   std::string text;
   if (has_extension(*out, ".json")) {
     text = format::print_json(graph);
   } else if (has_extension(*out, ".webnn")) {
+    // JSON names are free strings; the text form maps those it cannot hold (docs/formats.md).
+    const auto renamed = format::map_names_for_text(graph);
+    if (!renamed.empty()) {
+      std::fprintf(stderr, "renamed %zu operand(s) the text form cannot hold, e.g. '%s' -> '%s'\n",
+                   renamed.size(), renamed[0].first.c_str(), renamed[0].second.c_str());
+    }
     text = format::print_text(graph);
   } else {
     fail("wnn convert: cannot write '{}': the output must end in .webnn or .json", *out);

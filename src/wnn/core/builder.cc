@@ -6,22 +6,9 @@
 #include <limits>
 
 #include "wnn/core/error.h"
+#include "wnn/core/names.h"
 
 namespace wnn {
-
-bool is_valid_operand_name(std::string_view name) {
-  if (name.empty()) return false;
-  const auto c0 = static_cast<unsigned char>(name[0]);
-  if (!(std::isalpha(c0) || c0 == '_' || c0 == '/' || c0 == '$')) return false;
-  for (char ch : name) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (!(std::isalnum(c) || c == '_' || c == '.' || c == '/' || c == '$' || c == ':' ||
-          c == '-')) {
-      return false;
-    }
-  }
-  return true;
-}
 
 namespace {
 
@@ -62,12 +49,22 @@ std::string_view closest_name(std::string_view word,
 
 void GraphBuilder::check_new_name(const std::string& name) const {
   // WebNN names are free strings. The text format maps names that are not NAME tokens.
-  check(!name.empty() && name.size() <= 4096, "operand names must have 1 to 4096 bytes");
+  check(!name.empty() && name.size() <= kMaxOperandNameBytes,
+        "operand names must have 1 to {} bytes", kMaxOperandNameBytes);
   for (char c : name) {
     check(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f,
           "operand name '{}' holds a control character", name);
   }
   check(!graph_.by_name_.contains(name), "'{}' is already defined (names must be unique)", name);
+}
+
+void GraphBuilder::rename(OperandId id, std::string name) {
+  Operand& op = graph_.operands_.at(id.index);
+  if (op.name == name) return;
+  check_new_name(name);
+  graph_.by_name_.erase(op.name);
+  graph_.by_name_.emplace(name, id);
+  op.name = std::move(name);
 }
 
 OperandId GraphBuilder::append_operand(std::string name, OperandDesc desc, OperandKind kind) {

@@ -54,6 +54,9 @@ class GraphBuilder {
   void output(OperandId id);
   void output(std::string_view name);
 
+  // Gives operand `id` a new name (checked like any new name); a constant's weights key stays.
+  void rename(OperandId id, std::string name);
+
   // A name not yet used in the graph: `base`, else `base_1`, `base_2`, ...
   std::string unique_name(std::string_view base) const;
   Graph& graph() { return graph_; }
@@ -63,12 +66,6 @@ class GraphBuilder {
   OperandId append_operand(std::string name, OperandDesc desc, OperandKind kind);
   Graph& graph_;
 };
-
-// Whether `name` is a .webnn NAME token as written. The IR accepts any non-empty name without
-// control characters; the text printer maps the others. A NAME token: starts with a letter, '_',
-// '/' or '$'; continues with letters, digits, '_', '.', '/', '$' (and ':' and '-', which the
-// text format reads too).
-bool is_valid_operand_name(std::string_view name);
 
 // The closest of `candidates` to `word` by edit distance, or empty when nothing is close.
 std::string_view closest_name(std::string_view word,

@@ -5,6 +5,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "wnn/core/graph.h"
 
@@ -23,6 +25,11 @@ Graph read_graph_file(const std::string& path);
 // order kept; options in table order; shortest round-trip floats. Printing a parsed canonical
 // file gives the same bytes.
 std::string print_text(const Graph& graph);
+// Renames every operand whose name the text form cannot hold (a JSON graph may use any string)
+// with NameMapper; valid names are kept. Returns the (old, new) pairs, in operand order.
+std::vector<std::pair<std::string, std::string>> map_names_for_text(Graph& graph);
+// print_text of `graph` with those names mapped (on a copy, made only when one needs it).
+std::string print_text_mapping_names(const Graph& graph);
 std::string print_json(const Graph& graph);
 
 }  // namespace wnn::format

@@ -65,6 +65,8 @@ Model load_model(const std::string& path, const LoadOptions& options) {
 
 void save_model(const Graph& graph, const std::string& graph_path, const std::string& weights_path,
                 const WriteProgress& on_weights_progress) {
+  // MLGraphBuilder.build rejects a graph with no outputs, and so does every reader here.
+  check(!graph.outputs().empty(), "{}: the graph has no outputs: nothing to save", graph_path);
   std::vector<TensorToWrite> tensors;
   std::map<std::string, size_t> by_key;
   for (const auto& c : graph.constants()) {
@@ -86,7 +88,8 @@ void save_model(const Graph& graph, const std::string& graph_path, const std::st
   }
   check(tensors.empty() || !weights_path.empty(),
         "the graph has {} weights tensors but no weights path was given", tensors.size());
-  const std::string text = ends_with(graph_path, ".json") ? print_json(graph) : print_text(graph);
+  const std::string text =
+      ends_with(graph_path, ".json") ? print_json(graph) : print_text_mapping_names(graph);
   // Output directories are made on demand, as `convert -o DIR` users expect.
   for (const std::string* p : {&graph_path, &weights_path}) {
     const auto parent = std::filesystem::path(*p).parent_path();

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "wnn/core/error.h"
+#include "wnn/core/names.h"
 
 namespace wnn::format {
 
@@ -12,11 +13,6 @@ namespace {
 
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_name_start(char c) { return is_alpha(c) || c == '_' || c == '/' || c == '$'; }
-// ':' is read only as part of '::' (onnx::MatMul_12), so `x: f32[1]` still splits at ':'.
-bool is_name_char(char c) {
-  return is_alpha(c) || is_digit(c) || c == '_' || c == '.' || c == '/' || c == '$' || c == '-';
-}
 
 class Lexer {
  public:
@@ -78,14 +74,14 @@ class Lexer {
 
   void lex_one(Token& t) {
     const char c = src_[pos_];
-    if (is_name_start(c)) {
+    if (const size_t n = name_token_length(src_.substr(pos_))) {
       t.kind = TokenKind::kName;
-      lex_name();
+      pos_ += n;
     } else if (is_digit(c) || ((c == '-' || c == '+') && (is_digit(peek(1)) || peek(1) == '.')) ||
                (c == '.' && is_digit(peek(1)))) {
       lex_number(t);
     } else if ((c == '-' || c == '+') && src_.substr(pos_ + 1, 3) == "inf" &&
-               !is_name_char(peek(4))) {
+               !is_name_continue_byte(peek(4))) {
       t.kind = TokenKind::kFloat;
       pos_ += 4;
     } else if (c == '"') {
@@ -105,21 +101,6 @@ class Lexer {
       const auto u = static_cast<unsigned char>(c);
       if (u >= 0x20 && u < 0x7f) error_here(fmt::format("unexpected character '{}'", c));
       error_here(fmt::format("unexpected byte 0x{:02x}", unsigned(u)));
-    }
-  }
-
-  void lex_name() {
-    ++pos_;
-    while (pos_ < src_.size()) {
-      const char c = src_[pos_];
-      if (c == '/' && peek(1) == '/') break;  // a comment right after a name
-      if (is_name_char(c)) {
-        ++pos_;
-      } else if (c == ':' && peek(1) == ':' && is_name_char(peek(2))) {
-        pos_ += 2;
-      } else {
-        break;
-      }
     }
   }
 
@@ -143,7 +124,7 @@ class Lexer {
       }
       while (is_digit(peek())) ++pos_;
     }
-    if (is_name_char(peek())) {
+    if (is_name_continue_byte(peek())) {
       const size_t bad = pos_;
       pos_ = start;
       error_here(fmt::format("malformed number '{}'", src_.substr(start, bad - start + 1)));

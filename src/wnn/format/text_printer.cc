@@ -7,6 +7,7 @@
 
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
+#include "wnn/core/names.h"
 #include "wnn/format/graph_file.h"
 
 namespace wnn::format {
@@ -213,13 +214,41 @@ class Printer {
 
 }  // namespace
 
-std::string print_text(const Graph& graph) {
-  // Writing a name the reader would reject gives a file nobody can read: refuse instead.
+std::vector<std::pair<std::string, std::string>> map_names_for_text(Graph& graph) {
+  NameMapper names([&](const std::string& n) { return graph.find(n).has_value(); });
+  for (const Operand& op : graph.operands()) names.reserve(op.name);
+  std::vector<std::pair<std::string, std::string>> renamed;
+  GraphBuilder b(graph);
+  for (size_t i = 0; i < graph.operands().size(); ++i) {
+    const std::string old = graph.operands()[i].name;
+    const std::string& now = names.map(old);
+    if (now == old) continue;
+    b.rename(OperandId{uint32_t(i)}, now);
+    renamed.emplace_back(old, now);
+  }
+  return renamed;
+}
+
+std::string print_text_mapping_names(const Graph& graph) {
   for (const Operand& op : graph.operands()) {
-    check(is_valid_operand_name(op.name),
-          "operand '{}' has a name the .webnn text form cannot hold (names start with a letter, "
-          "'_', '/' or '$'); the JSON form can",
-          op.name);
+    if (!is_valid_operand_name(op.name)) {
+      Graph copy = graph;
+      map_names_for_text(copy);
+      return print_text(copy);
+    }
+  }
+  return print_text(graph);
+}
+
+std::string print_text(const Graph& graph) {
+  // Writing a name the reader would reject gives a file nobody can read. Whatever writes text
+  // maps names first (NameMapper; map_names_for_text), so a name outside the grammar here is a
+  // bug of wnn's.
+  for (const Operand& op : graph.operands()) {
+    check_internal(is_valid_operand_name(op.name),
+                   "operand '{}' has a name the .webnn text form cannot hold (see "
+                   "docs/formats.md, \"Operand names\"); it should have been mapped",
+                   op.name);
   }
   return Printer(graph).print();
 }

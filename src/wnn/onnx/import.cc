@@ -46,6 +46,14 @@ class Importer {
   }
 
   ImportResult run() {
+    // What a model must hold before anything converts: each check says what is missing.
+    check(!model_.graph_missing, "the model has no graph{}",
+          model_.ir_version == 0 && model_.opset_import.empty() ? " (an empty or non-ONNX file?)"
+                                                                : "");
+    check(!model_.opset_import.empty(),
+          "the model has no opset_import: which operator set its nodes follow is unknown");
+    check(!model_.graph.output.empty(),
+          "the graph has no outputs: a WebNN graph needs at least one");
     for (const auto& o : model_.opset_import)
       opsets_[std::string(canonical_domain(o.domain))] = o.version;
     if (!opsets_.count("")) opsets_[""] = 1;

@@ -45,7 +45,8 @@ struct NodeOrigin {
 struct ImportResult {
   Graph graph;
   // (ONNX graph input/output name, operand name in `graph`), in the model's order. Graph inputs
-  // that are pinned, pruned or are initializers are not listed. Names are kept exactly today.
+  // that are pinned, pruned or are initializers are not listed. Names the text form cannot hold
+  // are mapped (core/names.h).
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::pair<std::string, std::string>> outputs;
   // (ONNX graph input name, value) of every pinned input, in the model's order: what a

@@ -407,6 +407,7 @@ class Decoder {
 
   ModelProto model(WireReader r) {
     ModelProto m;
+    m.graph_missing = true;
     while (r.next()) {
       switch (r.field_number()) {
         case 1:
@@ -427,6 +428,7 @@ class Decoder {
         case 7: {
           WireReader g = r.message("graph");
           m.graph = graph(g, 0);
+          m.graph_missing = false;
           break;
         }
         case 8:

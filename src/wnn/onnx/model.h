@@ -178,6 +178,9 @@ struct ModelProto {
   std::string domain;
   int64_t model_version = 0;
   GraphProto graph;
+  // Set by decode_model when the file has no graph field (an empty file, for one); a model
+  // built in code has its graph.
+  bool graph_missing = false;
   StringPairs metadata_props;
   std::vector<FunctionProto> functions;
   size_t training_info_count = 0;  // training graphs are not imported

@@ -16,8 +16,8 @@
 
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
+#include "wnn/core/names.h"
 #include "wnn/onnx/model.h"
-#include "wnn/onnx/names.h"
 
 namespace wnn::onnx {
 

@@ -81,6 +81,48 @@ TEST_F(CliTest, ConvertBetweenTextAndJson) {
   EXPECT_NE(unknown.out.find("must end in .webnn or .json"), std::string::npos);
 }
 
+TEST_F(CliTest, ConvertJsonToTextMapsNamesTheTextFormCannotHold) {
+  // Names as tf2onnx and PyTorch write them; JSON holds any string.
+  write_file_atomic(path("g.json"), R"({"format": "webnn-graph-json", "version": 1, "name": "g",
+    "inputs": {"input:0": {"dataType": "float32", "shape": [2]}},
+    "consts": {},
+    "nodes": [{"id": "/m/If/then//m/relu", "op": "relu", "inputs": ["input:0"], "options": {},
+               "outputs": null},
+              {"id": "\"y\"", "op": "neg", "inputs": ["/m/If/then//m/relu"], "options": {},
+               "outputs": null}],
+    "outputs": {"\"y\"": "\"y\""}})");
+  const CommandResult json_check = run("check " + path("g.json"));
+  EXPECT_EQ(json_check.code, 0) << json_check.out;
+  const CommandResult converted = run("convert " + path("g.json") + " -o " + path("g.webnn"));
+  EXPECT_EQ(converted.code, 0) << converted.out;
+  EXPECT_NE(converted.out.find("renamed 3 operand(s)"), std::string::npos) << converted.out;
+  const std::string text = read_file(path("g.webnn"));
+  EXPECT_NE(text.find("input_0_"), std::string::npos) << text;
+  EXPECT_NE(text.find("/m/If/then/_m/relu_"), std::string::npos) << text;
+  EXPECT_EQ(text.find(':', text.find("input_0_")), text.find(": f32[2]")) << text;
+  const CommandResult reloaded = run("check " + path("g.webnn"));
+  EXPECT_EQ(reloaded.code, 0) << reloaded.out << text;
+  // Converting the printed text back to JSON and again to text changes nothing.
+  EXPECT_EQ(run("convert " + path("g.webnn") + " -o " + path("again.json")).code, 0);
+  EXPECT_EQ(run("convert " + path("again.json") + " -o " + path("again.webnn")).code, 0);
+  EXPECT_EQ(read_file(path("again.webnn")), text);
+}
+
+TEST_F(CliTest, GraphWithoutOutputsIsRefused) {
+  write_file_atomic(path("none.webnn"),
+                    "webnn_graph \"g\" v1 {\n  inputs { x: f32[2]; }\n  outputs { }\n}\n");
+  write_file_atomic(path("none.json"), R"({"format": "webnn-graph-json", "version": 1,
+    "name": "g", "inputs": {"x": {"dataType": "float32", "shape": [2]}}, "consts": {},
+    "nodes": [], "outputs": {}})");
+  for (const char* file : {"none.webnn", "none.json"}) {
+    for (const std::string command : {"check ", "run ", "info "}) {
+      const CommandResult r = run(command + path(file));
+      EXPECT_EQ(r.code, 2) << command << file << ": " << r.out;
+      EXPECT_NE(r.out.find("the graph has no outputs"), std::string::npos) << r.out;
+    }
+  }
+}
+
 TEST_F(CliTest, InfoSummarisesWithoutWeights) {
   const CommandResult text = run("info " + testing::fixture("all_ops.webnn") + " --json");
   // all_ops has @weights constants and no weights file beside it: info still works.

@@ -6,8 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include "wnn/core/names.h"
 #include "wnn/onnx/import.h"
-#include "wnn/onnx/names.h"
 #include "wnn/onnx/registry.h"
 
 namespace wnn::onnx {
