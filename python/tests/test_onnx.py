@@ -69,6 +69,18 @@ class ConvertOnnxTest(ModelInTempDir):
         np.testing.assert_allclose(out[r["outputs"][0][1]], expected(x, scale), rtol=1e-5,
                                    atol=1e-6)
 
+    def test_axis_key_sets_one_axis_of_one_input(self):
+        # "x:0" is axis 0 of input x (the key form of --override-dim INPUT:AXIS=V); it wins
+        # over the dim's name, and a fixed axis must agree.
+        r = wnn.convert_onnx(self.model, override_dims={"x:0": 3, "batch": 7})
+        x = RNG.standard_normal((3, 5)).astype(np.float32)
+        scale = np.array([1.25], np.float32)
+        out = wnn.Session(r["graph"], backend="ref").run({"x": x, "s": scale})
+        np.testing.assert_allclose(out[r["outputs"][0][1]], expected(x, scale), rtol=1e-5,
+                                   atol=1e-6)
+        with self.assertRaisesRegex(wnn.Error, "axis 1 of 'x' is fixed at 5"):
+            wnn.convert_onnx(self.model, override_dims={"x:0": 3, "x:1": 4})
+
     def test_pinned_input_and_files_in_out_dir(self):
         out_dir = os.path.join(self.tmp.name, "out")
         r = wnn.convert_onnx(self.model, out_dir, override_dims={"batch": 2},

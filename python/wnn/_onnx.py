@@ -43,8 +43,9 @@ def convert_onnx(path, out_dir=None, *, override_dims=None, pin_inputs=None,
     `graph_path`/`weights_path` (the files written to `out_dir` as <stem>.webnn and
     <stem>.safetensors; None without `out_dir`), `inputs`/`outputs` ((ONNX name, operand
     name) pairs in model order), `pinned` (ONNX input names made constants), `warnings` and
-    `nodes_in`. `override_dims` binds free dimensions ({"batch": 1}); `pin_inputs` turns
-    inputs into constants ({"shape": [1, 3]} or a numpy array). Raises wnn.Error (every
+    `nodes_in`. `override_dims` binds free dimensions by name ({"batch": 1}) or one axis of
+    one input, named or not ({"x:1": 16}, the keys of `wnn convert --override-dim`);
+    `pin_inputs` turns inputs into constants ({"shape": [1, 3]} or a numpy array). Raises wnn.Error (every
     unsupported node is listed in one message)."""
     texts, arrays = _pins(pin_inputs)
     return _wnn._convert_onnx(os.fspath(path), None if out_dir is None else os.fspath(out_dir),

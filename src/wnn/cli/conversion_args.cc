@@ -10,6 +10,7 @@
 #include "wnn/cli/progress_line.h"
 #include "wnn/cli/session_args.h"
 #include "wnn/core/error.h"
+#include "wnn/onnx/dim_overrides.h"
 #include "wnn/validate/report.h"
 
 namespace wnn::cli {
@@ -21,18 +22,6 @@ std::pair<std::string, std::string> split_assignment(const std::string& text,
   const size_t eq = text.find('=');
   check(eq != std::string::npos && eq > 0, "{} expects NAME=VALUE, got '{}'", option, text);
   return {text.substr(0, eq), text.substr(eq + 1)};
-}
-
-int64_t parse_dim(const std::string& name, const std::string& v, std::string_view where) {
-  size_t used = 0;
-  int64_t n = -1;
-  try {
-    n = std::stoll(v, &used);
-  } catch (...) {
-  }
-  check(used == v.size() && n >= 0, "{}: dimension '{}' must be a non-negative integer, got '{}'",
-        where, name, v);
-  return n;
 }
 
 void read_dims_file(const std::string& path, std::map<std::string, int64_t>& dims) {
@@ -66,8 +55,8 @@ onnx::ImportOptions conversion_options(Args& args) {
   onnx::ImportOptions options;
   if (auto f = args.value("override-dims-file")) read_dims_file(*f, options.override_dims);
   for (const auto& d : args.values("override-dim")) {
-    auto [name, v] = split_assignment(d, "--override-dim");
-    options.override_dims[name] = parse_dim(name, v, "--override-dim");
+    auto [key, v] = onnx::parse_dim_override(d, "--override-dim");
+    options.override_dims[key] = v;
   }
   for (const auto& p : args.values("pin-input")) {
     auto [name, v] = split_assignment(p, "--pin-input");

@@ -27,8 +27,11 @@ int finish_validation(const validate::Report& report, const std::optional<std::s
                       bool quiet, bool json);
 
 #define WNN_CONVERSION_OPTIONS_HELP                                                           \
-  "  --override-dim NAME=V       value of a free dimension (repeatable)\n"                    \
-  "  --override-dims-file F.json {NAME: V} or {\"freeDimensionOverrides\": {NAME: V}}\n"      \
+  "  --override-dim NAME=V       value of the free dimension called NAME (repeatable)\n"      \
+  "  --override-dim INPUT:AXIS=V value of axis AXIS of graph input INPUT, named or not\n"     \
+  "                              (split at the last '='; 'in:0:1=3' is axis 1 of 'in:0')\n"   \
+  "  --override-dims-file F.json {KEY: V} or {\"freeDimensionOverrides\": {KEY: V}}, each\n"  \
+  "                              KEY a NAME or INPUT:AXIS\n"                                  \
   "  --pin-input NAME=V[,V...]   freeze a graph input to a constant (one value fills it)\n"   \
   "  --weights real|zeros        zeros: external data whose file is missing (or too short)\n" \
   "                              converts as zeros, to check the structure of a model\n"      \

@@ -8,12 +8,14 @@
 
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
+#include "wnn/onnx/dim_overrides.h"
 #include "wnn/onnx/external_data.h"
 #include "wnn/onnx/registry.h"
 #include "wnn/onnx/subgraph.h"
 #include "wnn/onnx/tensor_data.h"
 #include "wnn/onnx/unsupported.h"
 #include "wnn/passes/graph_copy.h"
+#include "wnn/runtime/profile.h"
 #include "wnn/runtime/session.h"
 
 namespace wnn::onnx {
@@ -110,7 +112,7 @@ class Importer {
   }
 
   std::optional<int64_t> resolve_dim(const std::string& param) {
-    if (auto it = options_.override_dims.find(param); it != options_.override_dims.end()) {
+    if (auto it = dim_overrides_.names.find(param); it != dim_overrides_.names.end()) {
       return it->second;
     }
     if (auto it = metadata_dims_.find(param); it != metadata_dims_.end()) return it->second;
@@ -119,6 +121,19 @@ class Importer {
   }
 
   void add_inputs(const GraphProto& g) {
+    dim_overrides_ = classify_dim_overrides(options_.override_dims, [&](std::string_view n) {
+      return std::any_of(g.input.begin(), g.input.end(), [&](auto& i) { return i.name == n; });
+    });
+    for (const auto& [ref, v] : dim_overrides_.axes) {
+      const auto in = std::find_if(g.input.begin(), g.input.end(),
+                                   [&](auto& i) { return i.name == ref.input; });
+      check(in->type.has_shape && ref.axis < in->type.dims.size(),
+            "--override-dim {}={}: graph input '{}' has {} axes", axis_key(ref.input, ref.axis), v,
+            ref.input, in->type.has_shape ? in->type.dims.size() : 0);
+      const auto& fixed = in->type.dims[ref.axis].value;
+      check(!fixed || *fixed == v, "--override-dim {}={}: axis {} of '{}' is fixed at {}",
+            axis_key(ref.input, ref.axis), v, ref.axis, ref.input, fixed.value_or(0));
+    }
     std::vector<std::string> unresolved;
     for (const auto& in : g.input) {
       if (values_.has(in.name)) continue;  // an initializer listed as input (IR < 4)
@@ -149,10 +164,14 @@ class Importer {
       for (size_t k = 0; k < t.dims.size(); ++k) {
         const Dimension& d = t.dims[k];
         std::optional<int64_t> v = d.value;
+        if (auto it = dim_overrides_.axes.find({in.name, k}); it != dim_overrides_.axes.end()) {
+          v = it->second;
+        }
         if (!v && !d.param.empty()) v = resolve_dim(d.param);
         if (!v) {
-          unresolved.push_back(
-              fmt::format("'{}' dim {} ({})", in.name, k, d.param.empty() ? "unnamed" : d.param));
+          unresolved.push_back(fmt::format("'{}' dim {} ({}): {}", in.name, k,
+                                           d.param.empty() ? "unnamed" : d.param,
+                                           dim_override_flag(in.name, k, d.param)));
           v = 1;
         }
         check(*v >= 0, "graph input '{}' dim {} is {}", in.name, k, *v);
@@ -187,8 +206,9 @@ class Importer {
       std::string all;
       for (const auto& u : unresolved) all += "\n  " + u;
       fail(
-          "{} free input dimension(s) have no value:{}\nhint: give each with --override-dim "
-          "NAME=VALUE (or --override-dims-file)",
+          "{} free input dimension(s) have no value:{}\nhint: give each with the flag shown "
+          "(or --override-dims-file), or give the input a value whose shape binds them "
+          "(wnn validate --input NAME=FILE.npy)",
           unresolved.size(), all);
     }
   }
@@ -296,6 +316,16 @@ class Importer {
         return with_error_context(fmt::format("node '{}' (If)", label),
                                   [&] { inline_if(node, *cond); });
       }
+      const std::string why_not = with_error_context(
+          fmt::format("node '{}' (If)", label), [&] { return select_if(node, label, domain); });
+      if (why_not.empty()) return;
+      unsupported_.push_back(
+          {label, node.op_type, domain, opset,
+           fmt::format("the condition is only known at run time and {}: a WebNN graph has no "
+                       "branches; pin the input(s) that decide it with --pin-input",
+                       why_not),
+           std::string(kControlFlowCategory)});
+      return mark_poisoned();
     }
     if (c->foldable) {
       if (auto folded = try_fold(*c, node, opset)) {
@@ -354,21 +384,8 @@ class Importer {
   void inline_if(const NodeProto& node, const Tensor& cond) {
     check(cond.size() == 1, "the condition has {} elements; If needs exactly one", cond.size());
     const bool taken_branch = element_as_double(cond.view(), 0) != 0;
-    const AttributeProto* a = node.find_attribute(taken_branch ? "then_branch" : "else_branch");
-    check(a && a->g, "the {} attribute is missing", taken_branch ? "then_branch" : "else_branch");
-    if (!scoped_names_) {
-      scoped_names_.emplace();
-      collect_names(model_.graph, *scoped_names_);
-    }
-    const std::string scope =
-        fmt::format("{}/{}", node.name.empty() ? "If_" + node.output.at(0) : node.name,
-                    taken_branch ? "then" : "else");
-    const GraphProto branch = scope_subgraph(*a->g, scope, *scoped_names_);
-    check(branch.sparse_initializer.empty(), "sparse initializers are not supported");
-    check(branch.output.size() == node.output.size(), "the branch has {} outputs, the If node {}",
-          branch.output.size(), node.output.size());
-    for (const auto& t : branch.initializer) add_initializer(t);
-    for (const auto& n : branch.node) convert_node(n);
+    const GraphProto branch = scoped_branch(node, taken_branch ? "then" : "else");
+    convert_branch_nodes(branch);
     for (size_t i = 0; i < node.output.size(); ++i) {
       const std::string& from = branch.output[i].name;
       const std::string& to = node.output[i];
@@ -382,6 +399,142 @@ class Importer {
       if (value.operand) values_.set_operand(to, *value.operand);
       if (value.known) values_.set_known(to, *value.known);
     }
+  }
+
+  // Branch `which` ("then" or "else") of If `node`, its values renamed under the scope
+  // "<node name>/<which>" (subgraph.h).
+  GraphProto scoped_branch(const NodeProto& node, std::string_view which) {
+    const AttributeProto* a = node.find_attribute(fmt::format("{}_branch", which));
+    check(a && a->g, "the {}_branch attribute is missing", which);
+    if (!scoped_names_) {
+      scoped_names_.emplace();
+      collect_names(model_.graph, *scoped_names_);
+    }
+    const std::string scope =
+        fmt::format("{}/{}", node.name.empty() ? "If_" + node.output.at(0) : node.name, which);
+    GraphProto branch = scope_subgraph(*a->g, scope, *scoped_names_);
+    check(branch.sparse_initializer.empty(), "sparse initializers are not supported");
+    check(branch.output.size() == node.output.size(), "the {} branch has {} outputs, the If {}",
+          which, branch.output.size(), node.output.size());
+    return branch;
+  }
+
+  void convert_branch_nodes(const GraphProto& branch) {
+    for (const auto& t : branch.initializer) add_initializer(t);
+    for (const auto& n : branch.node) convert_node(n);
+  }
+
+  // Why a branch of a run-time If cannot be computed unconditionally ("" when it can): it must
+  // be pure and hold no Loop or Scan, at any depth (a nested If is checked when it is reached).
+  static std::string why_not_unconditional(const GraphProto& g, std::string_view which) {
+    for (const auto& n : g.node) {
+      const std::string label = n.name.empty() ? "(unnamed)" : n.name;
+      if (n.op_type == "Loop" || n.op_type == "Scan") {
+        return fmt::format("the {} branch holds a {} ('{}')", which, n.op_type, label);
+      }
+      const Inexpressible* e = find_inexpressible(n.op_type);
+      if (e && e->category == kRandomnessCategory) {
+        return fmt::format("the {} branch is impure ({} '{}' draws random values)", which,
+                           n.op_type, label);
+      }
+      for (const auto& a : n.attribute) {
+        std::vector<const GraphProto*> nested;
+        if (a.g) nested.push_back(a.g.get());
+        for (const auto& sub : a.graphs) nested.push_back(sub.get());
+        for (const GraphProto* sub : nested) {
+          if (std::string why = why_not_unconditional(*sub, which); !why.empty()) return why;
+        }
+      }
+    }
+    return {};
+  }
+
+  struct BranchCost {
+    size_t ops = 0;
+    double flops = 0, bytes = 0;  // bytes: of every value the branch's nodes write
+  };
+
+  // Converts a scoped branch; returns the cost of the nodes it added.
+  BranchCost convert_branch(const GraphProto& branch) {
+    const size_t before = result_.graph.nodes().size();
+    convert_branch_nodes(branch);
+    BranchCost cost;
+    const auto& nodes = result_.graph.nodes();
+    for (size_t i = before; i < nodes.size(); ++i) {
+      ++cost.ops;
+      cost.flops += runtime::node_flops(result_.graph, nodes[i]);
+      for (OperandId o : nodes[i].outputs) {
+        const OperandDesc& d = result_.graph.desc(o);
+        cost.bytes += double(element_count(d.shape)) * double(dtype_size(d.dtype));
+      }
+    }
+    return cost;
+  }
+
+  // An If whose condition is only known at run time: both branches are converted under their
+  // scoped names and each output becomes where(cond, then, else). Returns why not ("") when a
+  // branch is not pure and loop-free, or the outputs differ in dtype or do not broadcast.
+  std::string select_if(const NodeProto& node, const std::string& label,
+                        const std::string& domain) {
+    for (const char* which : {"then", "else"}) {
+      const AttributeProto* a = node.find_attribute(fmt::format("{}_branch", which));
+      check(a && a->g, "the {}_branch attribute is missing", which);
+      if (std::string why = why_not_unconditional(*a->g, which); !why.empty()) return why;
+    }
+    const GraphProto then_g = scoped_branch(node, "then"), else_g = scoped_branch(node, "else");
+    const BranchCost then_cost = convert_branch(then_g);
+    const BranchCost else_cost = convert_branch(else_g);
+    auto desc_of = [&](const std::string& v) {
+      const ValueSlot& s = values_.slot(v);
+      return s.known ? OperandDesc{s.known->dtype, s.known->shape} : result_.graph.desc(*s.operand);
+    };
+    std::vector<size_t> selected;
+    for (size_t i = 0; i < node.output.size(); ++i) {
+      const std::string &t = then_g.output[i].name, &e = else_g.output[i].name;
+      if (node.output[i].empty()) continue;
+      if (poisoned_.count(t) || poisoned_.count(e)) {
+        poisoned_.insert(node.output[i]);
+        continue;
+      }
+      check(values_.has(t) && values_.has(e), "output {} is not produced by its branch", i);
+      const OperandDesc td = desc_of(t), ed = desc_of(e);
+      if (td.dtype != ed.dtype) {
+        return fmt::format("output {} ('{}') is {} in the then branch but {} in the else branch", i,
+                           node.output[i], dtype_name(td.dtype), dtype_name(ed.dtype));
+      }
+      if (!broadcast_shapes(td.shape, ed.shape)) {
+        return fmt::format("output {} ('{}') has shapes {} and {}, which do not broadcast", i,
+                           node.output[i], shape_to_string(td.shape), shape_to_string(ed.shape));
+      }
+      selected.push_back(i);
+    }
+    const size_t before = result_.graph.nodes().size();
+    OperandId cond = values_.operand(node.input[0]);
+    // A one-element condition of any rank selects like a scalar: the outputs keep the rank of
+    // the branches (where would broadcast them to the condition's rank).
+    if (!result_.graph.desc(cond).shape.empty()) {
+      check(element_count(result_.graph.desc(cond).shape) == 1,
+            "the condition has shape {}; If needs exactly one element",
+            shape_to_string(result_.graph.desc(cond).shape));
+      cond = builder_.add1(OpKind::kReshape, {cond, RawValue(Shape{})}, {},
+                           builder_.unique_name(names_.map(node.input[0]) + "_scalar"));
+    }
+    for (size_t i : selected) {
+      const OperandId t = values_.operand(then_g.output[i].name);
+      const OperandId e = values_.operand(else_g.output[i].name);
+      values_.set_operand(node.output[i], builder_.add1(OpKind::kWhere, {cond, t, e}, {},
+                                                        names_.map(node.output[i])));
+    }
+    record_origin(node, domain, before);
+    const size_t ops = then_cost.ops + else_cost.ops + result_.graph.nodes().size() - before;
+    result_.warnings.push_back(fmt::format(
+        "If '{}': the condition is only known at run time, so both branches are computed and "
+        "each output is selected with where: {} ops added; every run computes the branch it "
+        "does not take (then: {} ops, {:.4g} FLOPs, {:.4g} bytes written; else: {} ops, {:.4g} "
+        "FLOPs, {:.4g} bytes written)",
+        label, ops, then_cost.ops, then_cost.flops, then_cost.bytes, else_cost.ops, else_cost.flops,
+        else_cost.bytes));
+    return {};
   }
 
   // Names, not ids: pruning inputs rebuilds the graph but keeps every operand's name.
@@ -503,6 +656,7 @@ class Importer {
   ValueTable values_;
   std::map<std::string, int64_t> opsets_;
   std::map<std::string, int64_t> metadata_dims_;
+  DimOverrides dim_overrides_;
   std::set<std::string> poisoned_;
   // Every name of the model plus the scoped names given so far (made on the first If inlined).
   std::optional<std::set<std::string>> scoped_names_;

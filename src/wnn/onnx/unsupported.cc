@@ -12,8 +12,8 @@ namespace wnn::onnx {
 
 namespace {
 constexpr std::string_view kStrings = "strings", kSeq = "sequences", kOpt = "optional",
-                           kFlow = "runtime control flow", kDyn = "data-dependent output shape",
-                           kRand = "randomness", kTrain = "training";
+                           kFlow = kControlFlowCategory, kDyn = "data-dependent output shape",
+                           kRand = kRandomnessCategory, kTrain = "training";
 }  // namespace
 
 std::span<const Inexpressible> inexpressible_ops() {
@@ -86,8 +86,8 @@ void register_inexpressible(std::vector<Converter>& t) {
   static std::deque<std::string> notes;
   for (const auto& e : inexpressible_ops()) {
     if (e.op_type == "If") {
-      // The importer inlines an If whose condition is known (import.cc); this entry is what
-      // remains: a condition known only at run time.
+      // The importer inlines an If whose condition is known and selects between both branches
+      // when it is not (import.cc); this entry is what remains: a malformed If.
       t.push_back({"", "If", 1, kMaxOpset,
                    [](ConvertContext& c) {
                      c.inexpressible(std::string(kFlow),
@@ -96,8 +96,9 @@ void register_inexpressible(std::vector<Converter>& t) {
                                      "a WebNN graph has no branches");
                    },
                    ConvertKind::kFolded, false,
-                   "converted when its condition is constant (after --pin-input and folding): "
-                   "the chosen branch is inlined; a run-time condition is unsupported"});
+                   "a constant condition (after --pin-input and folding) inlines the chosen "
+                   "branch; a run-time one computes both and selects each output with where, "
+                   "when both are pure, loop-free and agree in dtype and broadcastable shape"});
       continue;
     }
     notes.push_back(fmt::format("{}: {}", e.category, e.why));

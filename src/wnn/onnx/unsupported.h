@@ -16,6 +16,9 @@ struct Inexpressible {
 };
 
 std::span<const Inexpressible> inexpressible_ops();
+// The categories the importer itself decides on (a run-time If's branches must be pure).
+inline constexpr std::string_view kControlFlowCategory = "runtime control flow";
+inline constexpr std::string_view kRandomnessCategory = "randomness";
 // "category: why" for an op on the list; nullopt otherwise.
 const Inexpressible* find_inexpressible(std::string_view op_type);
 

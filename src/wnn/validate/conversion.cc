@@ -1,11 +1,13 @@
 #include "wnn/validate/conversion.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
 #include "wnn/core/error.h"
 #include "wnn/format/model.h"
 #include "wnn/format/weights.h"
+#include "wnn/onnx/dim_overrides.h"
 
 namespace wnn::validate {
 
@@ -32,18 +34,32 @@ void bind_dims_from_value(const onnx::ModelProto& model, const std::string& name
   if (!in->type.has_shape) return;  // unknown rank: the importer reports it
   check(dims.size() == shape.size(), "--input {}: the value has shape {}, the model declares {}",
         name, shape_to_string(shape), onnx::type_to_string(in->type));
+  const onnx::DimOverrides given =
+      onnx::classify_dim_overrides(options.override_dims, [&](std::string_view n) {
+        return std::any_of(model.graph.input.begin(), model.graph.input.end(),
+                           [&](auto& i) { return i.name == n; });
+      });
   for (size_t k = 0; k < dims.size(); ++k) {
     if (dims[k].value) {
       check(*dims[k].value == shape[k],
             "--input {}: dim {} is {} in the value, {} in the model (shape {})", name, k, shape[k],
             *dims[k].value, shape_to_string(shape));
-    } else if (!dims[k].param.empty()) {
-      auto [it, inserted] = options.override_dims.emplace(dims[k].param, shape[k]);
-      check(inserted || it->second == shape[k],
-            "--input {}: dim {} ('{}') is {} in the value but {} elsewhere (--override-dim or "
-            "another --input)",
-            name, k, dims[k].param, shape[k], it->second);
+      continue;
     }
+    // A free dim: an explicit axis override must agree; otherwise the value binds the dim's
+    // name, or this axis when the dim is unnamed.
+    if (auto it = given.axes.find({name, k}); it != given.axes.end()) {
+      check(it->second == shape[k],
+            "--input {}: dim {} is {} in the value but --override-dim gives {}", name, k, shape[k],
+            it->second);
+      continue;
+    }
+    const std::string key = dims[k].param.empty() ? onnx::axis_key(name, k) : dims[k].param;
+    auto [it, inserted] = options.override_dims.emplace(key, shape[k]);
+    check(inserted || it->second == shape[k],
+          "--input {}: dim {} ('{}') is {} in the value but {} elsewhere (--override-dim or "
+          "another --input)",
+          name, k, key, shape[k], it->second);
   }
 }
 

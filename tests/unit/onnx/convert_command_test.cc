@@ -49,7 +49,7 @@ TEST(ConvertCommand, PinnedIfPrunesTheOtherBranchsInputWithOneWarningAndNoProgre
   fs::remove_all(models);
 }
 
-TEST(ConvertCommand, OnnxOpsSaysIfConvertsWithAConstantCondition) {
+TEST(ConvertCommand, OnnxOpsSaysHowIfConvertsWithAConstantAndARunTimeCondition) {
   int status = 0;
   const std::string out = run(std::string(WNN_BINARY) + " onnx-ops", &status);
   EXPECT_EQ(WEXITSTATUS(status), 0);
@@ -57,7 +57,8 @@ TEST(ConvertCommand, OnnxOpsSaysIfConvertsWithAConstantCondition) {
   ASSERT_NE(line_start, std::string::npos) << out;
   const std::string line = out.substr(line_start, out.find('\n', line_start) - line_start);
   EXPECT_NE(line.find("folded"), std::string::npos) << line;
-  EXPECT_NE(line.find("condition is constant"), std::string::npos) << line;
+  EXPECT_NE(line.find("a constant condition"), std::string::npos) << line;
+  EXPECT_NE(line.find("selects each output with where"), std::string::npos) << line;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // If nodes whose condition is known once inputs are pinned: the chosen branch replaces the If
 // (make_if_models.py, expected outputs from numpy), captures resolve to outer values, branch
-// names are scoped, unread inputs are pruned, and a run-time condition stays unsupported.
+// names are scoped, unread inputs are pruned, and a run-time condition with an impure branch stays
+// unsupported.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -108,16 +109,20 @@ TEST(IfInlining, NestedIfsResolveCapturesOfTheEnclosingBranch) {
   EXPECT_TRUE(r.pruned.empty());
 }
 
-TEST(IfInlining, NestedIfWithRuntimeInnerConditionIsReported) {
-  ImportOptions options;
-  options.pin_inputs = {{"p1", "1"}};
-  try {
-    import_model((models_dir() / "nested" / "model.onnx").string(), options);
-    FAIL() << "no error";
-  } catch (const UnsupportedModelError& e) {
-    ASSERT_EQ(e.nodes().size(), 1u);
-    EXPECT_EQ(e.nodes()[0].op_type, "If");
-    EXPECT_EQ(e.nodes()[0].category, "runtime control flow");
+TEST(IfInlining, NestedIfWithRuntimeInnerConditionSelectsBetweenBothBranches) {
+  for (const char* choice : {"then_p2_true", "then_p2_false"}) {
+    ImportResult r = run_case("nested", choice, {{"p1", "1"}});
+    ASSERT_EQ(r.inputs.size(), 2u);
+    EXPECT_EQ(r.inputs[1].first, "p2");
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find("the condition is only known at run time"), std::string::npos)
+        << r.warnings[0];
+    // inner then: Mul; inner else: Mul, Add (the Constant is a weight); plus the where.
+    EXPECT_NE(r.warnings[0].find("4 ops added"), std::string::npos) << r.warnings[0];
+    EXPECT_NE(r.warnings[0].find("(then: 1 ops, 0 FLOPs, 24 bytes written; else: 2 ops, 0 FLOPs, "
+                                 "48 bytes written)"),
+              std::string::npos)
+        << r.warnings[0];
   }
 }
 
@@ -144,15 +149,20 @@ TEST(IfInlining, RuntimeConditionIfAndLoopAreReportedTogether) {
     EXPECT_EQ(e.nodes()[0].op_type, "If");
     EXPECT_NE(e.nodes()[0].reason.find("only known at run time"), std::string::npos)
         << e.nodes()[0].reason;
+    EXPECT_NE(e.nodes()[0].reason.find("the else branch is impure (RandomUniformLike 'noise'"),
+              std::string::npos)
+        << e.nodes()[0].reason;
+    EXPECT_EQ(e.nodes()[0].category, "runtime control flow");
     EXPECT_EQ(e.nodes()[1].name, "loopy");
     EXPECT_EQ(e.nodes()[1].category, "runtime control flow");
   }
 }
 
 TEST(IfInlining, PinnedConditionOfRuntimeModelInlinesAndPrunesNothing) {
-  // With flag pinned the If inlines, but the Loop still runs on flag at run time: unsupported.
+  // With flag pinned the If inlines its pure branch, but the Loop still runs on flag at run time:
+  // unsupported.
   ImportOptions options;
-  options.pin_inputs = {{"flag", "0"}};
+  options.pin_inputs = {{"flag", "1"}};
   try {
     import_model((models_dir() / "runtime_condition" / "model.onnx").string(), options);
     FAIL() << "no error";

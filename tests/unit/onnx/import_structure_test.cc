@@ -241,6 +241,46 @@ TEST(ImportDims, UnresolvedDimsAreListedTogetherAndOverridesResolveThem) {
   EXPECT_EQ(r.graph.desc(*r.graph.find("a")).shape, (Shape{3, 5}));
 }
 
+TEST(ImportDims, UnnamedDimsTakeAxisOverridesAndTheErrorNamesEachFlag) {
+  const Dimension unnamed{std::nullopt, ""};
+  auto m = model(
+      13, {tensor_input("x", {unnamed, dim(4)}), tensor_input("in:0", {unnamed, param("seq")})},
+      {node("Add", {"x", "in:0"}, {"y"})}, {"y"});
+  try {
+    import_model(m, "");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("'x' dim 0 (unnamed): --override-dim x:0=V"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'in:0' dim 0 (unnamed): --override-dim in:0:0=V"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("'in:0' dim 1 (seq): --override-dim seq=V"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("3 free input dimension(s)"), std::string::npos) << msg;
+  }
+  ImportOptions o;
+  o.override_dims = {{"x:0", 3}, {"in:0:0", 3}, {"seq", 4}};
+  ImportResult r = import_model(m, "", o);
+  EXPECT_EQ(r.graph.desc(*r.graph.find("x")).shape, (Shape{3, 4}));
+  // An axis key wins over the dim's name; 0 is a value.
+  o.override_dims = {{"x:0", 0}, {"in:0:0", 0}, {"seq", 9}, {"in:0:1", 4}};
+  r = import_model(m, "", o);
+  EXPECT_EQ(r.graph.desc(*r.graph.find("x")).shape, (Shape{0, 4}));
+  EXPECT_EQ(r.inputs.size(), 2u);
+  // A fixed dim must agree; an axis past the rank is refused.
+  for (const auto& [key, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"x:1", "is fixed at 4"}, {"x:2", "has 2 axes"}}) {
+    o.override_dims = {{"x:0", 3}, {"in:0:0", 3}, {"seq", 4}, {key, 5}};
+    try {
+      import_model(m, "", o);
+      ADD_FAILURE() << key << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+  o.override_dims = {{"x:0", 3}, {"in:0:0", 3}, {"seq", 4}, {"x:1", 4}};  // agrees: fine
+  EXPECT_NO_THROW(import_model(m, "", o));
+}
+
 TEST(ImportNames, MappingIsValidInjectiveAndDeterministic) {
   NameMapper a, b;
   const std::vector<std::string> names = {"conv1.weight", "a b", "a_b", "a?b", "0x", "", "a b"};

@@ -103,14 +103,20 @@ def nested(out):
     save_set(d, "then_then", [("x", x)], [("y", (x + 1) * x)])
     save_set(d, "then_else", [("x", x)], [("y", (x + 1) - 3 * x)])
     save_set(d, "else_then", [("x", x)], [("y", -x)])
+    # p1 pinned to 1, p2 fed at run time: the inner If computes both branches and selects.
+    save_set(d, "then_p2_true", [("x", x), ("p2", np.array(True))], [("y", (x + 1) * x)])
+    save_set(d, "then_p2_false", [("x", x), ("p2", np.array(False))], [("y", (x + 1) - 3 * x)])
 
 
 def runtime_condition(out):
-    # The condition is a graph input nobody pins: If (and the Loop beside it) stay unsupported.
+    # The condition is a graph input nobody pins and the else branch is impure (it draws random
+    # values), so both branches cannot be computed: If (and the Loop beside it) stay unsupported.
     then_g = helper.make_graph([helper.make_node("Neg", ["x"], ["t"])], "then", [],
                                [helper.make_tensor_value_info("t", F, [2])])
-    else_g = helper.make_graph([helper.make_node("Abs", ["x"], ["e"])], "else", [],
-                               [helper.make_tensor_value_info("e", F, [2])])
+    else_g = helper.make_graph(
+        [helper.make_node("RandomUniformLike", ["x"], ["r"], name="noise"),
+         helper.make_node("Add", ["x", "r"], ["e"])], "else", [],
+        [helper.make_tensor_value_info("e", F, [2])])
     body = helper.make_graph(
         [helper.make_node("Identity", ["c_in"], ["c_out"]),
          helper.make_node("Identity", ["v_in"], ["v_out"])],
