@@ -44,8 +44,8 @@ TEST(Validate, SmallCnnMatchesOrtAndTheReportKeepsTheContract) {
   EXPECT_EQ(out_keys,
             (std::vector<std::string>{"atol", "cosine", "dtype", "failing", "failing_fraction",
                                       "failing_without_floor", "max_abs", "max_normalized",
-                                      "mean_abs", "name", "noise_floor", "pass", "rmse", "rtol",
-                                      "shape", "top1_agreement", "within_noise_floor"}));
+                                      "mean_abs", "name", "noise_floor", "pass", "profile", "rmse",
+                                      "rtol", "shape", "top1_agreement", "within_noise_floor"}));
   // auto: the output passed the dtype tolerance, so ORT ran once and no floor was measured.
   EXPECT_EQ(j["noise_floor"]["mode"], "auto");
   EXPECT_EQ(j["noise_floor"]["measured"], false);
