@@ -1,5 +1,5 @@
-// IEEE 754 binary16 conversions. float16 tensors are stored as raw uint16 bit patterns and
-// computed in float32; stores round to nearest even.
+// IEEE 754 binary16 conversions. float16 tensors are stored as raw uint16 bit patterns; stores
+// round to nearest even, once (double_to_half for values computed in double).
 #pragma once
 
 #include <bit>
@@ -56,6 +56,23 @@ inline uint16_t float_to_half(float f) {
   const uint32_t rem = abs & 0x1fffu;
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
   return uint16_t(sign | h);
+}
+
+// A double rounded once to the nearest float16 (ties to even). Going through float with
+// float_to_half(float(d)) rounds twice, and a value just above a tie between two float16s can
+// land exactly on the tie in float and then go to even, the wrong way. Rounding to float "to
+// odd" (truncate, then set the last bit if anything was dropped) keeps the information float16
+// needs, since float carries 13 more significand bits than float16's 11.
+inline uint16_t double_to_half(double d) {
+  float f = static_cast<float>(d);
+  if (d == d && static_cast<double>(f) != d) {  // finite or not, d was not exact in float
+    uint32_t bits = std::bit_cast<uint32_t>(f);
+    const double af = f < 0 ? -static_cast<double>(f) : static_cast<double>(f);
+    const double ad = d < 0 ? -d : d;
+    if (af > ad) --bits;  // rounded away from zero: step back toward zero
+    f = std::bit_cast<float>(bits | 1u);
+  }
+  return float_to_half(f);
 }
 
 }  // namespace wnn

@@ -137,7 +137,7 @@ void store_double(const TensorView& t, int64_t i, double v) {
       t.as<float>()[i] = float(v);
       return;
     case DataType::kFloat16:
-      t.as<uint16_t>()[i] = float_to_half(float(v));
+      t.as<uint16_t>()[i] = double_to_half(v);
       return;
     case DataType::kInt32:
       t.as<int32_t>()[i] = int32_t(to_int64(v));

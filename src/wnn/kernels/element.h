@@ -39,7 +39,7 @@ inline Compute<T> load(const T* p) {
 template <typename T>
 inline void store(T* p, Compute<T> v) {
   if constexpr (std::is_same_v<T, Half>) {
-    p->bits = float_to_half(float(v));
+    p->bits = double_to_half(v);
   } else if constexpr (std::is_same_v<T, float>) {
     *p = float(v);
   } else {

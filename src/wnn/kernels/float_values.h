@@ -46,7 +46,7 @@ void write_values(const TensorView& t, std::span<const T> values) {
     for (int64_t i = 0; i < n; ++i) p[i] = float(values[size_t(i)]);
   } else if (t.dtype == DataType::kFloat16) {
     uint16_t* p = t.as<uint16_t>();
-    for (int64_t i = 0; i < n; ++i) p[i] = float_to_half(float(values[size_t(i)]));
+    for (int64_t i = 0; i < n; ++i) p[i] = double_to_half(double(values[size_t(i)]));
   } else {
     for (int64_t i = 0; i < n; ++i) store_double(t, i, double(values[size_t(i)]));
   }

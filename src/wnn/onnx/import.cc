@@ -13,6 +13,7 @@
 #include "wnn/onnx/registry.h"
 #include "wnn/onnx/subgraph.h"
 #include "wnn/onnx/tensor_data.h"
+#include "wnn/onnx/topo_order.h"
 #include "wnn/onnx/unsupported.h"
 #include "wnn/passes/graph_copy.h"
 #include "wnn/runtime/profile.h"
@@ -69,10 +70,11 @@ class Importer {
     for (const auto& t : g.initializer) add_initializer(t);
     add_inputs(g);
     check_output_types(g);
-    for (size_t i = 0; i < g.node.size(); ++i) {
+    size_t converted = 0;
+    for (size_t i : node_order(g.node)) {
       convert_node(g.node[i]);
       record_values(g.node[i]);
-      if (options_.on_node) options_.on_node(i + 1, g.node.size());
+      if (options_.on_node) options_.on_node(++converted, g.node.size());
     }
     report_unsupported();
     add_outputs(g);
@@ -235,6 +237,13 @@ class Importer {
           "--pin-input {}: {} values given for shape {} ({} elements)", name, v.size(),
           shape_to_string(shape), n);
     return make_tensor(dtype, shape, v);
+  }
+
+  // The order to convert `nodes` in (topo_order.h): what the value table holds so far, poisoned
+  // values included, exists before the first of them.
+  std::vector<size_t> node_order(const std::vector<NodeProto>& nodes) const {
+    return topo_order(nodes,
+                      [&](const std::string& v) { return values_.has(v) || poisoned_.count(v); });
   }
 
   std::optional<std::vector<ValueSlot>> try_fold(const Converter& c, const NodeProto& node,
@@ -421,7 +430,7 @@ class Importer {
 
   void convert_branch_nodes(const GraphProto& branch) {
     for (const auto& t : branch.initializer) add_initializer(t);
-    for (const auto& n : branch.node) convert_node(n);
+    for (size_t i : node_order(branch.node)) convert_node(branch.node[i]);
   }
 
   // Why a branch of a run-time If cannot be computed unconditionally ("" when it can): it must

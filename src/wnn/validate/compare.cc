@@ -10,8 +10,23 @@ namespace wnn::validate {
 Tolerance default_tolerance(DataType dtype, const std::optional<Tolerance>& quantized) {
   if (!is_float(dtype)) return {0, 0};
   if (quantized) return *quantized;
-  if (dtype == DataType::kFloat16) return {1e-3, 1e-2};
+  if (dtype == DataType::kFloat16) return {kFloat16Epsilon, 10 * kFloat16Epsilon};
   return {1e-5, 1e-4};
+}
+
+ProfileDtypes::ProfileDtypes(const Graph& g)
+    : graph_(g), float16_computed_(g.operands().size(), false) {
+  for (const Node& n : g.nodes()) {  // topological: a node follows its inputs' producers
+    bool f16 = std::any_of(n.inputs.begin(), n.inputs.end(),
+                           [&](OperandId in) { return float16_computed_[in.index]; });
+    for (OperandId out : n.outputs) f16 = f16 || g.desc(out).dtype == DataType::kFloat16;
+    for (OperandId out : n.outputs) float16_computed_[out.index] = f16;
+  }
+}
+
+DataType ProfileDtypes::of(OperandId id) const {
+  const DataType own = graph_.desc(id).dtype;
+  return is_float(own) && float16_computed_.at(id.index) ? DataType::kFloat16 : own;
 }
 
 std::optional<Tolerance> quantization_tolerance(const onnx::ModelProto& model) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "wnn/core/graph.h"
 #include "wnn/core/tensor.h"
 #include "wnn/onnx/model.h"
 
@@ -23,9 +24,28 @@ struct Tolerance {
   int64_t allowed_mismatches = 0;
 };
 
-// float32 1e-5/1e-4, float16 1e-3/1e-2, integers exact; `quantized` (from
+// float16's machine epsilon, 2^-10: the gap between 1 and the next float16.
+inline constexpr double kFloat16Epsilon = 0x1p-10;
+
+// float32 1e-5/1e-4; float16 atol = kFloat16Epsilon, rtol = 10 * kFloat16Epsilon
+// (docs/validation.md gives the reasoning); integers exact. `quantized` (from
 // quantization_tolerance) replaces the float profiles.
 Tolerance default_tolerance(DataType dtype, const std::optional<Tolerance>& quantized);
+
+// The dtype whose profile judges each operand of a converted graph: float16 for a float value
+// that depends on a float16 value some node computed (itself included), else its own dtype. A
+// float32 output cast from a float16 body (keep_io_types) carries the body's float16 roundings,
+// so its dtype alone would ask for a precision nothing before it had. Constants and graph inputs
+// do not count: both sides read the same float16 values.
+class ProfileDtypes {
+ public:
+  explicit ProfileDtypes(const Graph& g);
+  DataType of(OperandId id) const;
+
+ private:
+  const Graph& graph_;
+  std::vector<bool> float16_computed_;  // by operand index
+};
 
 // The profile a graph with com.microsoft MatMulNBits nodes needs, from their `bits` attribute
 // (4 -> 1e-3/1e-3, 8 -> 2e-3/2e-3, the loosest when both occur); nullopt without such nodes.

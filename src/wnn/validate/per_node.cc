@@ -145,7 +145,7 @@ class PerNodeRun {
                      rec.operand);
       const Tensor& ref = *r->second;
       const Tensor& got = *a->second;
-      rec.tol = in_.tolerance(ref.dtype);
+      rec.tol = in_.tolerance(ref.dtype, rec.operand);
       if (got.dtype != ref.dtype || got.shape != ref.shape) {
         rec.mismatch = fmt::format("wnn gives {}{}, ONNX Runtime {}{}", dtype_name(got.dtype),
                                    shape_to_string(got.shape), dtype_name(ref.dtype),

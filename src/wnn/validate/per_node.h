@@ -71,8 +71,9 @@ struct PerNodeInputs {
   runtime::SessionOptions session;
   ReferenceOptions reference;
   NoiseFloorMode noise_floor = NoiseFloorMode::kAuto;
-  // The tolerance of a value of dtype `d` (the outputs' profile with --atol/--rtol applied).
-  std::function<Tolerance(DataType d)> tolerance;
+  // The tolerance of a value of dtype `d` held by the converted graph's `operand` (the outputs'
+  // rule: ProfileDtypes, then --atol/--rtol).
+  std::function<Tolerance(DataType d, const std::string& operand)> tolerance;
   std::string work_dir;
   // Called before each ORT and wnn run with a one-line state ("batch 3/12: ONNX Runtime").
   std::function<void(const std::string&)> progress;

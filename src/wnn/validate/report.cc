@@ -117,7 +117,8 @@ nlohmann::json report_json(const Report& r) {
                 {"shape", o.shape},
                 {"pass", o.pass},
                 {"atol", o.tol.atol},
-                {"rtol", o.tol.rtol}});
+                {"rtol", o.tol.rtol},
+                {"profile", dtype_name(o.profile)}});
     j["outputs"].push_back(std::move(out));
   }
   j["noise_floor"] = noise_floor_section(r);
@@ -139,7 +140,11 @@ std::string report_summary(const Report& r) {
                      shape_to_string(o.shape));
     if (o.compared) {
       s += "  " + metrics_text(m, o.dtype, o.floor);
-      s += fmt::format("  (atol {:g} rtol {:g})", o.tol.atol, o.tol.rtol);
+      s += fmt::format("  (atol {:g} rtol {:g}{})", o.tol.atol, o.tol.rtol,
+                       o.profile != o.dtype
+                           ? fmt::format(", {} profile: computed in {}", dtype_name(o.profile),
+                                         dtype_name(o.profile))
+                           : std::string());
     } else {
       s += "  not compared (shape or dtype differs)";
     }

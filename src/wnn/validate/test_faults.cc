@@ -6,6 +6,7 @@
 
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
+#include "wnn/core/half.h"
 #include "wnn/passes/graph_copy.h"
 
 namespace wnn::validate {
@@ -61,16 +62,29 @@ size_t constant_index(const Graph& g, const ConstantInfo* c) {
   return size_t(c - g.constants().data());
 }
 
+// The first float32 or float16 weights (a float16 model's are float16), w -> 1.25 w + 0.01.
 void scale_weights(Graph& g) {
   for (size_t i = 0; i < g.constants().size(); ++i) {
-    if (!float_weights(g, g.constants()[i].id)) continue;
-    Buffer copy = Buffer::copy_of(g.constants()[i].data.bytes());
-    float* f = reinterpret_cast<float*>(copy.mutable_data());
-    for (size_t k = 0; k < copy.size() / sizeof(float); ++k) f[k] = f[k] * 1.25f + 0.01f;
+    const ConstantInfo& c = g.constants()[i];
+    const DataType dtype = g.desc(c.id).dtype;
+    if (c.init != ConstantInitKind::kWeights || c.data.size() == 0 ||
+        (dtype != DataType::kFloat32 && dtype != DataType::kFloat16)) {
+      continue;
+    }
+    Buffer copy = Buffer::copy_of(c.data.bytes());
+    if (dtype == DataType::kFloat32) {
+      float* f = reinterpret_cast<float*>(copy.mutable_data());
+      for (size_t k = 0; k < copy.size() / sizeof(float); ++k) f[k] = f[k] * 1.25f + 0.01f;
+    } else {
+      uint16_t* h = reinterpret_cast<uint16_t*>(copy.mutable_data());
+      for (size_t k = 0; k < copy.size() / sizeof(uint16_t); ++k) {
+        h[k] = float_to_half(half_to_float(h[k]) * 1.25f + 0.01f);
+      }
+    }
     g.bind_constant(i, std::move(copy));
     return;
   }
-  fail("WNN_VALIDATE_TEST_FAULT=scale-weights: the graph has no float32 weights");
+  fail("WNN_VALIDATE_TEST_FAULT=scale-weights: the graph has no float32 or float16 weights");
 }
 
 // The positions of H and W in a conv2d filter layout ("oihw", "hwio", ...).

@@ -2,7 +2,7 @@
 // makes the reloaded graph wrong the way a converter bug would, so the tests can prove that the
 // comparison (with or without the noise floor, per output or --per-node) catches it. The fault
 // hits the first eligible node in graph order, or the node producing OPERAND. Names:
-//   scale-weights     the first float32 weights constant scaled by 1.25 (plus 0.01)
+//   scale-weights     the first float32 or float16 weights constant scaled by 1.25 (plus 0.01)
 //   pad-off-by-one    a conv2d's padding shifted down one row: [bh+1, eh-1, bw, ew] (the
 //                     SAME_UPPER / SAME_LOWER confusion; the output shape is unchanged)
 //   drop-epsilon      a batch, instance or layer normalization's epsilon set to 0

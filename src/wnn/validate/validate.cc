@@ -176,10 +176,20 @@ Prepared prepare(const std::string& onnx_path, const onnx::ModelProto& model,
   return p;
 }
 
-Tolerance tolerance_for(DataType dtype, const std::optional<Tolerance>& quantized,
+// The profile of the reference's value of dtype `d` that the converted graph holds in `operand`:
+// float16 for a float value computed from a float16 body (compare.h, ProfileDtypes), else `d`.
+DataType profile_for(const Graph& g, const ProfileDtypes& profiles, const std::string& operand,
+                     DataType d) {
+  const auto id = g.find(operand);
+  return id && is_float(d) && profiles.of(*id) == DataType::kFloat16 ? DataType::kFloat16 : d;
+}
+
+// `profile` is the dtype whose profile applies (ProfileDtypes: float16 for a float32 value
+// computed from a float16 body).
+Tolerance tolerance_for(DataType profile, const std::optional<Tolerance>& quantized,
                         const ValidateOptions& options) {
-  Tolerance tol = default_tolerance(dtype, quantized);
-  if (is_float(dtype)) {
+  Tolerance tol = default_tolerance(profile, quantized);
+  if (is_float(profile)) {
     if (options.atol) tol.atol = *options.atol;
     if (options.rtol) tol.rtol = *options.rtol;
   }
@@ -204,6 +214,7 @@ void judge(OutputRecord& rec, const Tensor& a, const Tensor& r) {
 // Pairs every output by name and judges it with the dtype tolerance; returns what does not map
 // (missing, extra, or a dtype or shape that differs).
 std::vector<std::string> compare_outputs(const onnx::ModelProto& model, const NameMaps& maps,
+                                         const Graph& graph, const ProfileDtypes& profiles,
                                          const std::vector<runtime::NamedTensor>& wnn_out,
                                          const std::vector<runtime::NamedTensor>& ort_out,
                                          const ValidateOptions& options, Report& report,
@@ -249,7 +260,8 @@ std::vector<std::string> compare_outputs(const onnx::ModelProto& model, const Na
     rec.name = out.name;
     rec.dtype = r.dtype;
     rec.shape = r.shape;
-    rec.tol = tolerance_for(r.dtype, quantized, options);
+    rec.profile = profile_for(graph, profiles, mapped->second, r.dtype);
+    rec.tol = tolerance_for(rec.profile, quantized, options);
     if (a.dtype != r.dtype || a.shape != r.shape) {
       problems.push_back(fmt::format("output '{}': wnn gives {}{}, ONNX Runtime {}{}", out.name,
                                      dtype_name(a.dtype), shape_to_string(a.shape),
@@ -455,8 +467,10 @@ void run_pipeline(const std::string& onnx_path, const ValidateOptions& options,
   }
   std::vector<std::string> problems;
   std::vector<OutputPair> pairs;
+  const ProfileDtypes profiles(*graph);
   in_stage("numerical", 1, [&] {
-    problems = compare_outputs(model, p.maps, wnn_out, ort.outputs, options, report, pairs);
+    problems = compare_outputs(model, p.maps, *graph, profiles, wnn_out, ort.outputs, options,
+                               report, pairs);
   });
   in_stage("reference", 1,
            [&] { apply_noise_floor(onnx_path, feeds, scratch, options, pairs, report); });
@@ -472,7 +486,9 @@ void run_pipeline(const std::string& onnx_path, const ValidateOptions& options,
     in.reference = options.reference;
     in.noise_floor = options.noise_floor;
     const auto quantized = quantization_tolerance(model);
-    in.tolerance = [&](DataType d) { return tolerance_for(d, quantized, options); };
+    in.tolerance = [&](DataType d, const std::string& operand) {
+      return tolerance_for(profile_for(*graph, profiles, operand, d), quantized, options);
+    };
     in.work_dir = scratch;
     in.progress = options.progress;
     report.per_node =

@@ -52,6 +52,7 @@ struct OutputRecord {
   DataType dtype = DataType::kFloat32;
   Shape shape;
   bool pass = false;
+  DataType profile = DataType::kFloat32;  // whose tolerance profile `tol` is (ProfileDtypes)
   Tolerance tol;
   OutputMetrics metrics;
   bool compared = false;            // false when shapes or dtypes differ (metrics stay empty)

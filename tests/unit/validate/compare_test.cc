@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "wnn/core/builder.h"
+#include "wnn/onnx/registry.h"
+
 #include <cmath>
 #include <limits>
 
@@ -75,9 +78,47 @@ TEST(Compare, EmptyOutputsPassWithoutCosine) {
 TEST(Compare, DefaultTolerancesByDtype) {
   EXPECT_DOUBLE_EQ(default_tolerance(DataType::kFloat32, std::nullopt).atol, 1e-5);
   EXPECT_DOUBLE_EQ(default_tolerance(DataType::kFloat32, std::nullopt).rtol, 1e-4);
-  EXPECT_DOUBLE_EQ(default_tolerance(DataType::kFloat16, std::nullopt).atol, 1e-3);
-  EXPECT_DOUBLE_EQ(default_tolerance(DataType::kFloat16, std::nullopt).rtol, 1e-2);
+  // float16: one epsilon (2^-10, the spacing of float16 just above 1) absolute, ten relative.
+  EXPECT_DOUBLE_EQ(default_tolerance(DataType::kFloat16, std::nullopt).atol, 1.0 / 1024);
+  EXPECT_DOUBLE_EQ(default_tolerance(DataType::kFloat16, std::nullopt).rtol, 10.0 / 1024);
   EXPECT_DOUBLE_EQ(default_tolerance(DataType::kUint8, std::nullopt).rtol, 0);
+}
+
+TEST(Compare, ProfileDtypeFollowsFloat16ComputationNotStorage) {
+  // x (f32 input) -> cast f16 -> relu -> cast f32 -> y        : a float16 body, float32 output
+  // x -> add(x, w16 cast to f32) -> z                         : float16 weights, float32 math
+  // x -> cast f16 -> cast i32 -> cast f32 -> k                : float16 upstream of an integer
+  // i (i32 input) -> cast f32 -> q                            : no float16 anywhere
+  // h (f16 input) -> identity -> hp                          : a node computes float16
+  Graph g;
+  GraphBuilder b(g);
+  const OperandId x = b.input("x", {DataType::kFloat32, {3}});
+  const OperandId i = b.input("i", {DataType::kInt32, {3}});
+  const OperandId h = b.input("h", {DataType::kFloat16, {3}});
+  const OperandId w =
+      b.constant("w", onnx::make_tensor(DataType::kFloat16, {3}, std::vector<double>{0.5, -1, 2}));
+  auto cast = [&](OperandId v, DataType to, const std::string& name) {
+    return b.add1(OpKind::kCast, {v, to}, {}, name);
+  };
+  const OperandId x16 = cast(x, DataType::kFloat16, "x16");
+  const OperandId r16 = b.add1(OpKind::kRelu, {x16}, {}, "r16");
+  const OperandId y = cast(r16, DataType::kFloat32, "y");
+  const OperandId w32 = cast(w, DataType::kFloat32, "w32");
+  const OperandId z = b.add1(OpKind::kAdd, {x, w32}, {}, "z");
+  const OperandId k = cast(cast(x16, DataType::kInt32, "k_i"), DataType::kFloat32, "k");
+  const OperandId q = cast(i, DataType::kFloat32, "q");
+  const OperandId hp = b.add1(OpKind::kIdentity, {h}, {}, "hp");
+  const ProfileDtypes p(g);
+  EXPECT_EQ(p.of(y), DataType::kFloat16);
+  EXPECT_EQ(p.of(r16), DataType::kFloat16);
+  EXPECT_EQ(p.of(z), DataType::kFloat32);
+  EXPECT_EQ(p.of(w32), DataType::kFloat32);
+  EXPECT_EQ(p.of(k), DataType::kFloat16);
+  EXPECT_EQ(p.of(*g.find("k_i")), DataType::kInt32);  // integers stay exact
+  EXPECT_EQ(p.of(q), DataType::kFloat32);
+  EXPECT_EQ(p.of(hp), DataType::kFloat16);
+  EXPECT_EQ(p.of(x), DataType::kFloat32);  // an input is what it is
+  EXPECT_EQ(p.of(w), DataType::kFloat16);
 }
 
 onnx::NodeProto matmul_nbits(std::optional<int64_t> bits) {

@@ -44,8 +44,8 @@ TEST(Validate, SmallCnnMatchesOrtAndTheReportKeepsTheContract) {
   EXPECT_EQ(out_keys,
             (std::vector<std::string>{"atol", "cosine", "dtype", "failing", "failing_fraction",
                                       "failing_without_floor", "max_abs", "max_normalized",
-                                      "mean_abs", "name", "noise_floor", "pass", "rmse", "rtol",
-                                      "shape", "top1_agreement", "within_noise_floor"}));
+                                      "mean_abs", "name", "noise_floor", "pass", "profile", "rmse",
+                                      "rtol", "shape", "top1_agreement", "within_noise_floor"}));
   // auto: the output passed the dtype tolerance, so ORT ran once and no floor was measured.
   EXPECT_EQ(j["noise_floor"]["mode"], "auto");
   EXPECT_EQ(j["noise_floor"]["measured"], false);
@@ -83,6 +83,44 @@ TEST(Validate, AnUnknownTestFaultIsAnError) {
   ScopedEnv nowhere("WNN_VALIDATE_TEST_FAULT", "drop-epsilon");  // the classifier has none
   const Report n = validate_onnx_model(kTinyClassifier, ref_options());
   EXPECT_NE(n.message.find("no eligible node"), std::string::npos) << n.message;
+}
+
+// float16_body.onnx: onnxconverter-common's keep_io_types shape (make_validate_models.py), a
+// float16 body between float32 casts listed after the nodes that read them.
+const std::string kFloat16Body = kFixtures + "float16_body.onnx";
+
+TEST(Validate, Float32OutputsOfAFloat16BodyGetTheFloat16Profile) {
+  const Report r = validate_onnx_model(kFloat16Body, ref_options());
+  ASSERT_TRUE(r.pass) << r.stage << ": " << r.message;
+  ASSERT_EQ(r.outputs.size(), 2u);
+  const OutputRecord& y = r.outputs[0];
+  EXPECT_EQ(y.name, "y");
+  EXPECT_EQ(y.dtype, DataType::kFloat32);
+  EXPECT_EQ(y.profile, DataType::kFloat16);
+  EXPECT_EQ(y.tol.atol, kFloat16Epsilon);
+  EXPECT_EQ(y.tol.rtol, 10 * kFloat16Epsilon);
+  // wnn rounds the float16 body's values: not bit-equal to ORT, well inside the profile.
+  EXPECT_GT(y.metrics.max_abs, 0);
+  const OutputRecord& idx = r.outputs[1];
+  EXPECT_EQ(idx.profile, DataType::kInt64);  // integers stay exact
+  EXPECT_EQ(idx.tol.atol, 0);
+  EXPECT_EQ(report_json(r)["outputs"][0]["profile"], "float16");
+  EXPECT_NE(report_summary(r).find("float16 profile: computed in float16"), std::string::npos);
+  // A float32 model keeps the float32 profile.
+  const Report f32 = validate_onnx_model(kTinyClassifier, ref_options());
+  ASSERT_EQ(f32.outputs.size(), 1u);
+  EXPECT_EQ(f32.outputs[0].profile, DataType::kFloat32);
+  EXPECT_EQ(report_summary(f32).find("profile"), std::string::npos);
+}
+
+TEST(Validate, TheFloat16ProfileStillCatchesAWrongConversion) {
+  ScopedEnv perturb("WNN_VALIDATE_TEST_FAULT", "scale-weights");
+  const Report r = validate_onnx_model(kFloat16Body, ref_options());
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.stage, "numerical");
+  ASSERT_FALSE(r.outputs.empty());
+  EXPECT_EQ(r.outputs[0].profile, DataType::kFloat16);
+  EXPECT_FALSE(r.outputs[0].pass);
 }
 
 // ill_conditioned.onnx: ORT with and without graph optimizations disagrees beyond the float32
