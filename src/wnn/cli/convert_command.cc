@@ -95,7 +95,9 @@ const CommandRegistration registration{{
     "Graph files: reads IN (.webnn text or .json webnn-graph-json), validates it, and writes it to "
     "OUT in\n"
     "the form OUT's extension names (.webnn or .json), canonically and atomically. Only the\n"
-    "graph file is converted: the weights file is shared by both forms and left untouched.\n\n"
+    "graph file is converted: the weights file is shared by both forms and left untouched.\n"
+    "JSON names may be any string; writing .webnn maps those the text form cannot hold\n"
+    "(input:0 -> input_0_<8 hex digits>, see docs/formats.md) and says how many on stderr.\n\n"
     "options for graph files:\n"
     "  -o, --output OUT  the file to write (required)",
     run_convert,

@@ -439,7 +439,12 @@ std::string print_json(const Graph& graph) {
   ordered_json outputs = ordered_json::object();
   for (OperandId id : graph.outputs()) outputs[graph.name_of(id)] = graph.name_of(id);
   doc["outputs"] = std::move(outputs);
-  return doc.dump(2) + "\n";
+  try {
+    return doc.dump(2) + "\n";
+  } catch (const nlohmann::json::exception& e) {
+    // A graph built in code may hold a string JSON cannot: not UTF-8.
+    fail("cannot write the graph as JSON: {}", e.what());
+  }
 }
 
 }  // namespace wnn::format

@@ -6,6 +6,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/core/names.h"
+#include "wnn/core/utf8.h"
 
 namespace wnn::format {
 
@@ -141,7 +142,15 @@ class Lexer {
         fail("{}:{}:{}: unterminated string (no closing '\"')", file_, line, column);
       }
       const char c = src_[pos_++];
-      if (c == '"') return;
+      if (c == '"') {
+        // Strings are WebNN strings, and the JSON form (like a safetensors key) holds only
+        // UTF-8.
+        if (const size_t bad = first_invalid_utf8(t.value); bad != std::string_view::npos) {
+          fail("{}:{}:{}: the string is not valid UTF-8 (byte {} of its contents)", file_, line,
+               column, bad);
+        }
+        return;
+      }
       if (c == '\n') newline();
       if (c != '\\') {
         t.value.push_back(c);

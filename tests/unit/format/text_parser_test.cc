@@ -18,6 +18,20 @@ const Node& node_named(const Graph& g, const std::string& output) {
   return g.nodes()[g.operand(*id).producer];
 }
 
+TEST(TextParser, StringsMustBeUtf8BecauseTheJsonFormHoldsOnlyThat) {
+  const std::string msg = parse_error(
+      "webnn_graph \"to\xff"
+      "ch\" v1 {\n  inputs { x: f32[2]; }\n  outputs { x; }\n}\n");
+  EXPECT_NE(msg.find("t.webnn:1:13: the string is not valid UTF-8 (byte 2"), std::string::npos)
+      << msg;
+  const Graph g = parse_text(
+      "webnn_graph \"t\xc3\xa9\" v1 {\n  inputs { x: f32[2]; }\n  nodes { y = relu(x); "
+      "}\n  outputs { y; }\n}\n",
+      "t.webnn");
+  EXPECT_EQ(g.name, "t\xc3\xa9");
+  EXPECT_EQ(parse_json(print_json(g), "t.json").name, g.name);
+}
+
 TEST(TextParser, PytorchConvWithPaddingInfersOutputShape) {
   const Graph g = parse_text(R"(webnn_graph "conv" v1 {
   inputs { x: f32[1, 1, 28, 28]; }
