@@ -51,6 +51,7 @@ test-robust: deps
 
 # What CI runs (.ci/run calls `make test`; see docs/robustness.md for the timing of this one).
 ci: test
+	$(MAKE) real-models-test
 	$(MAKE) test-robust FUZZ_SECONDS=30 FUZZ_JOBS=$(JOBS) FUZZ_SEED=1
 
 # libFuzzer targets (tests/fuzz), built with clang in their own dir, FUZZ_SECONDS each,
