@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "wnn/core/error.h"
+#include "wnn/passes/pattern_match.h"
 
 namespace wnn::runtime::onednn {
 
@@ -45,6 +46,32 @@ std::optional<Eltwise> eltwise_of(const Node& n) {
       break;
   }
   return std::nullopt;
+}
+
+std::optional<ConstantLinear> constant_linear(const Graph& g, const Node& n) {
+  const OpKind op = n.op();
+  if (op != OpKind::kAdd && op != OpKind::kSub && op != OpKind::kMul && op != OpKind::kDiv)
+    return std::nullopt;
+  const auto first = passes::scalar_constant(g, n.inputs[0]);
+  const auto second = passes::scalar_constant(g, n.inputs[1]);
+  if (first.has_value() == second.has_value()) return std::nullopt;  // none, or both constant
+  const OperandId x = n.inputs[first ? 1 : 0];
+  if (g.desc(x).shape != g.desc(n.outputs[0]).shape) return std::nullopt;
+  const float c = first ? *first : *second;
+  const auto linear = [&](float alpha, float beta) {
+    return ConstantLinear{x, {dnnl::algorithm::eltwise_linear, alpha, beta}};
+  };
+  switch (op) {
+    case OpKind::kAdd:
+      return linear(1, c);
+    case OpKind::kSub:
+      return first ? linear(-1, c) : linear(1, -c);
+    case OpKind::kMul:
+      return linear(c, 0);
+    default:  // kDiv
+      if (first) return std::nullopt;
+      return linear(1 / c, 0);
+  }
 }
 
 dnnl::algorithm binary_of(OpKind op) {
@@ -209,7 +236,7 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
       if (is_binary(c.op())) {
         const OperandId other = other_operand(c, value);
         if (other == value) break;
-        if (!commutative(c.op()) && c.inputs[0] != value) break;
+        if (!commutative(c.op()) && c.inputs[0] != value && !constant_linear(g, c)) break;
         // Available before the producer runs: not computed later in the region.
         if (auto it = producer_pos.find(other.index);
             it != producer_pos.end() && it->second > int(k))
@@ -297,6 +324,8 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip_v2, 0.0f, 1.0f);
     } else if (auto el = eltwise_of(c)) {
       po.append_eltwise(1.0f, el->algo, el->alpha, el->beta);
+    } else if (auto cl = constant_linear(g, c)) {
+      po.append_eltwise(1.0f, cl->linear.algo, cl->linear.alpha, cl->linear.beta);
     } else {
       const OperandId other = other_operand(c, value);
       const auto& os = g.desc(other).shape;
