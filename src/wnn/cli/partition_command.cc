@@ -38,7 +38,8 @@ int run_partition(Args& args) {
                         {"folded_nodes", plan.folded_nodes},
                         {"fold_skipped", plan.fold_skipped},
                         {"nodes", g.nodes().size()},
-                        {"reference_nodes", on_ref}};
+                        {"reference_nodes", on_ref},
+                        {"slow_kernels_refused", plan.slow_refused}};
     j["regions"] = nlohmann::json::array();
     for (const auto& r : p.regions) {
       nlohmann::json ops = nlohmann::json::array();
@@ -85,7 +86,10 @@ const CommandRegistration registration{{
     "usage: wnn partition GRAPH [--backend NAME] [--no-fold] [--weights PATH] [--json]\n\n"
     "Folds parameter-only subgraphs (unless --no-fold), asks each selected delegate, node by\n"
     "node, whether it runs it, and prints the resulting regions (delegate, ops, boundary\n"
-    "operands) and every node left on the reference kernels with each delegate's reason.\n\n"
+    "operands) and every node left on the reference kernels with each delegate's reason.\n"
+    "Each region is compiled: a node whose kernel would be a slow path (one of oneDNN's\n"
+    "reference implementations, ref:any) is refused with that reason and the graph\n"
+    "partitioned again.\n\n"
     "options:\n" WNN_SESSION_OPTIONS_HELP
     "  --weights PATH         the weights file (default: found beside the graph)\n"
     "  --json                 the same as a JSON object",

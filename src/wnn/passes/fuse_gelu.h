@@ -3,16 +3,12 @@
 // delegate runs as a single kernel or fuses into the matmul before it.
 #pragma once
 
-#include <cstddef>
-
 #include "wnn/core/graph.h"
+#include "wnn/passes/pattern_match.h"
 
 namespace wnn::passes {
 
-struct GeluFusion {
-  Graph graph;
-  size_t fused = 0;  // patterns replaced
-};
+using GeluFusion = PatternFusion;
 
 // Deterministic. Only patterns whose intermediate values have no other reader and are not
 // graph outputs are replaced; the gelu node keeps the name of the pattern's result.

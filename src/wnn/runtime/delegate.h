@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -35,6 +36,14 @@ struct RegionStepInfo {
   std::string kernel;           // the library's implementation of it, if it names one
 };
 
+// A node a delegate claimed whose kernel, as the library chose it when the region was
+// compiled, is a slow path wnn does not keep (oneDNN's reference implementations): the plan
+// re-partitions with the node refused for `reason`, so it runs on wnn's own kernels instead.
+struct SlowNode {
+  uint32_t node = 0;
+  std::string reason;  // "add of [1,8,24,96] and a rank-0 constant would run ... ref:any"
+};
+
 class CompiledRegion {
  public:
   virtual ~CompiledRegion() = default;
@@ -45,6 +54,9 @@ class CompiledRegion {
   // run() that adds each step's wall time in milliseconds to `step_ms` (sized as
   // profile_steps(), or 1 when that is empty).
   virtual void run_profiled(OperandData data, std::span<double> step_ms) const;
+  // The nodes whose kernel the library picked is a slow path (SlowNode); empty for a region
+  // that runs only fast kernels, the only kind a session keeps.
+  virtual std::vector<SlowNode> slow_nodes() const { return {}; }
 };
 
 struct DelegateOptions {
@@ -55,7 +67,9 @@ class Delegate {
  public:
   virtual ~Delegate() = default;
   virtual std::string_view name() const = 0;
-  // Pure: reads only the graph. Never calls the library.
+  // Pure: reads only the graph. Never calls the library. What the library decides only when it
+  // creates a kernel (which implementation runs) comes back as the compiled region's
+  // slow_nodes(), and plan_execution re-partitions.
   virtual Support supports(const Graph& graph, const Node& node) const = 0;
   // Compiles a region of nodes that all answered supports() == ok.
   virtual std::unique_ptr<CompiledRegion> compile(const Graph& graph, const Region& region,

@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "wnn/kernels/kernel.h"
 #include "wnn/passes/fold_constants.h"
 #include "wnn/passes/fuse_gelu.h"
+#include "wnn/passes/fuse_hard_swish.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/session.h"
 
@@ -27,13 +31,47 @@ ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOp
     auto gelu = passes::fuse_gelu(*plan.graph);
     if (gelu.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(gelu.graph));
     plan.fused_patterns = gelu.fused;
+    // Written-out hardSwish likewise (paddle2onnx, tf2onnx and older PyTorch exports).
+    auto hard_swish = passes::fuse_hard_swish(*plan.graph);
+    if (hard_swish.fused > 0)
+      plan.graph = std::make_shared<const Graph>(std::move(hard_swish.graph));
+    plan.fused_patterns += hard_swish.fused;
   }
+  // Per delegate, the nodes refused once their kernel was known (SlowNode), with the reason.
+  std::vector<std::map<uint32_t, std::string>> slow(delegates.size());
   std::vector<passes::Candidate> candidates;
-  for (const Delegate* d : delegates) {
-    candidates.push_back(
-        {std::string(d->name()), [d](const Graph& g, const Node& n) { return d->supports(g, n); }});
+  for (size_t k = 0; k < delegates.size(); ++k) {
+    const Delegate* d = delegates[k];
+    const auto& refused = slow[k];
+    candidates.push_back({std::string(d->name()), [d, &refused](const Graph& g, const Node& n) {
+                            const auto it = refused.find(uint32_t(&n - g.nodes().data()));
+                            return it != refused.end() ? Support::no(it->second)
+                                                       : d->supports(g, n);
+                          }});
   }
-  plan.partition = passes::partition_graph(*plan.graph, candidates);
+  // Regions are compiled once per (delegate, node set): a re-partition recompiles only the
+  // regions it changed. Each round refuses at least one node, so the loop ends.
+  std::map<std::pair<std::string, std::vector<uint32_t>>, std::shared_ptr<const CompiledRegion>>
+      compiled;
+  for (;;) {
+    plan.partition = passes::partition_graph(*plan.graph, candidates);
+    plan.compiled.clear();
+    bool refused = false;
+    for (const passes::Region& r : plan.partition.regions) {
+      auto& c = compiled[{r.delegate, r.nodes}];
+      if (!c) c = find_delegate(r.delegate)->compile(*plan.graph, r, {options.threads});
+      plan.compiled.push_back(c);
+      const size_t k =
+          size_t(std::find_if(delegates.begin(), delegates.end(),
+                              [&](const Delegate* d) { return d->name() == r.delegate; }) -
+                 delegates.begin());
+      for (SlowNode& s : c->slow_nodes()) {
+        refused |= slow[k].emplace(s.node, std::move(s.reason)).second;
+      }
+    }
+    if (!refused) break;
+  }
+  for (const auto& s : slow) plan.slow_refused += s.size();
   if (delegates.empty()) {
     for (auto& r : plan.partition.ref_reason) r = "backend ref selected";
   }

@@ -13,16 +13,23 @@
 namespace wnn::runtime {
 
 struct SessionOptions;
+class CompiledRegion;
 
 struct ExecutionPlan {
   std::shared_ptr<const Graph> graph;  // the folded graph (the input graph when not folded)
   passes::Partition partition;
-  bool delegated = false;  // a delegate was selected (backend other than ref)
+  // Per region of `partition`: its compiled form. None of its kernels is a slow path: such a
+  // node is refused and the graph partitioned again (delegate.h, SlowNode).
+  std::vector<std::shared_ptr<const CompiledRegion>> compiled;
+  size_t slow_refused = 0;  // nodes refused that way (their reasons are in ref_reason)
+  bool delegated = false;   // a delegate was selected (backend other than ref)
   size_t folded_nodes = 0;
-  size_t fused_patterns = 0;  // written-out gelu replaced by one node (passes/fuse_gelu)
+  size_t fused_patterns = 0;  // written-out gelu and hardSwish replaced by one node (passes/)
   std::vector<std::string> fold_skipped;
 };
 
+// Folds, fuses, partitions and compiles each region; a node whose compiled kernel turns out to
+// be a slow path is refused and the graph partitioned again, until no region has one.
 ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOptions& options);
 
 // The one-line warning when a compute-heavy node (conv2d, convTranspose2d, gemm, matmul) falls

@@ -22,9 +22,9 @@ struct Session::Arena {
 };
 
 struct Session::Step {
-  int64_t node = -1;                      // a node on the reference kernels, or
-  kernels::KernelContext kernel_context;  // what the node's kernel may assume
-  std::unique_ptr<CompiledRegion> region;
+  int64_t node = -1;                             // a node on the reference kernels, or
+  kernels::KernelContext kernel_context;         // what the node's kernel may assume
+  std::shared_ptr<const CompiledRegion> region;  // compiled by plan_execution
   int64_t region_index = -1;
 };
 
@@ -129,8 +129,8 @@ Session::Session(std::shared_ptr<const Graph> graph, SessionOptions options)
       io.push_back({n.inputs, n.outputs});
     } else {
       const passes::Region& r = part.regions[size_t(u) - num_nodes];
-      step.region = find_delegate(r.delegate)->compile(*graph_, r, {options_.threads});
       step.region_index = u - int64_t(num_nodes);
+      step.region = exec_.compiled[size_t(step.region_index)];
       io.push_back({r.inputs, r.outputs});
     }
     steps_.push_back(std::move(step));

@@ -9,6 +9,7 @@
 #include "seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/passes/fuse_gelu.h"
+#include "wnn/passes/fuse_hard_swish.h"
 #include "wnn/runtime/session.h"
 
 namespace wnn::runtime {
@@ -161,6 +162,41 @@ TEST(FuseGelu, ReplacesOnlyPatternsWithPrivateIntermediates) {
   const auto a = values(Session(original, {"ref", 1}).run(in)[0]);
   const auto r = values(Session(replaced, {"ref", 1}).run(in)[0]);
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], r[i], 1e-6) << i;
+}
+
+// paddle2onnx's hardSwish, x * clip(x + 3, 0, 6) / 6 after a conv (ppocr): the pattern pass
+// makes it one hardSwish node, which runs as a post-op of the conv; left written out, its add
+// and div with rank-0 constants were four separate kernels (two of them oneDNN's reference
+// implementation). The second block writes it x * (clip(x + 3, 0, 6) * (1/6)).
+TEST(FuseHardSwish, WrittenOutHardSwishRunsAsAPostOpOfTheConv) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  auto scalar = [&](const char* name, float v) {
+    Tensor t = Tensor::zeros(DataType::kFloat32, {});
+    *t.mutable_view().as<float>() = v;
+    return b.constant(name, t);
+  };
+  const auto x = b.input("x", {DataType::kFloat32, {1, 3, 9, 11}});
+  const auto c1 = b.add1(OpKind::kConv2d, {x, b.constant("w1", seeded({8, 3, 3, 3}, 21))},
+                         {{"padding", std::vector<int64_t>{1, 1, 1, 1}}});
+  const auto a1 = b.add1(OpKind::kAdd, {c1, scalar("three", 3)});
+  const auto k1 = b.add1(OpKind::kClamp, {a1}, {{"minValue", 0.0}, {"maxValue", 6.0}});
+  const auto m1 = b.add1(OpKind::kMul, {c1, k1});
+  const auto h1 = b.add1(OpKind::kDiv, {m1, scalar("six", 6)}, {}, "h1");
+  const auto c2 = b.add1(OpKind::kConv2d, {h1, b.constant("w2", seeded({16, 8, 1, 1}, 22))});
+  const auto a2 = b.add1(OpKind::kAdd, {scalar("three2", 3), c2});
+  const auto k2 = b.add1(OpKind::kClamp, {a2}, {{"minValue", 0.0}, {"maxValue", 6.0}});
+  const auto s2 = b.add1(OpKind::kMul, {k2, scalar("sixth", 1.0f / 6)});
+  b.output(b.add1(OpKind::kMul, {c2, s2}, {}, "h2"));
+  EXPECT_EQ(passes::fuse_hard_swish(*g).fused, 2u);
+  // Inputs past +-3, so every piece of the clamp is exercised.
+  Tensor xv = seeded({1, 3, 9, 11}, 23);
+  for (int64_t i = 0; i < xv.size(); ++i) xv.mutable_view().as<float>()[i] *= 4;
+  const std::vector<NamedView> in = {{"x", xv.view()}};
+  expect_same_as_reference(g, in);
+  const auto labels = kernel_labels(g, in);
+  EXPECT_TRUE(has_label(labels, "conv2d+hardSwish 'h1'")) << ::testing::PrintToString(labels);
+  EXPECT_TRUE(has_label(labels, "conv2d+hardSwish 'h2'")) << ::testing::PrintToString(labels);
 }
 
 }  // namespace

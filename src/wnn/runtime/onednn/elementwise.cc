@@ -15,15 +15,19 @@ namespace {
 using dnnl::algorithm;
 using dnnl::memory;
 
-void define_eltwise(RegionBuilder& b, const Node& n) {
-  const Eltwise e = *eltwise_of(n);
-  const memory::desc src = b.held_desc(n.inputs[0]);
+// `e` of `x`, in the layout `x` is held in, as node `n`'s result.
+void define_eltwise_of(RegionBuilder& b, const Node& n, OperandId x, const Eltwise& e) {
+  const memory::desc src = b.held_desc(x);
   dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, e.algo, src, e.alpha, e.beta);
   dnnl::eltwise_forward::primitive_desc pd(d, b.engine());
   std::unordered_map<int, memory> args;
-  args[DNNL_ARG_SRC] = b.get(n.inputs[0], src);
+  args[DNNL_ARG_SRC] = b.get(x, src);
   args[DNNL_ARG_DST] = b.define_output(n.outputs[0], pd.dst_desc());
   b.add_step(dnnl::eltwise_forward(pd), std::move(args));
+}
+
+void define_eltwise(RegionBuilder& b, const Node& n) {
+  define_eltwise_of(b, n, n.inputs[0], *eltwise_of(n));
 }
 
 // hardSigmoid = clamp(alpha * x + beta, 0, 1): oneDNN 2.6 has no such algorithm, so two
@@ -55,6 +59,7 @@ Support binary_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   const auto& out = g.desc(n.outputs[0]).shape;
   if (out.size() > DNNL_MAX_NDIMS) return Support::no("rank above oneDNN's 12");
+  if (constant_linear(g, n)) return Support::yes();
   const bool a_full = g.desc(n.inputs[0]).shape == out;
   const bool b_full = g.desc(n.inputs[1]).shape == out;
   if (!a_full && !(b_full && commutative(n.op()))) {
@@ -72,6 +77,7 @@ memory::dims padded(std::span<const int64_t> shape, size_t rank) {
 
 void define_binary(RegionBuilder& b, const Node& n) {
   const Graph& g = b.graph();
+  if (auto cl = constant_linear(g, n)) return define_eltwise_of(b, n, cl->x, cl->linear);
   OperandId x = n.inputs[0], y = n.inputs[1];
   const auto& out = g.desc(n.outputs[0]).shape;
   if (g.desc(x).shape != out) std::swap(x, y);  // commutative, checked by supports

@@ -20,6 +20,19 @@ struct Eltwise {
   float alpha = 0, beta = 0;
 };
 std::optional<Eltwise> eltwise_of(const Node& n);
+// A binary (add, sub, mul, div) of a value and a one-element constant as the linear eltwise
+// alpha * x + beta (x / c as x * (1 / c) when c is a power of two, so that it is exact), with
+// x the node's other operand: oneDNN's binary primitive runs its reference implementation for
+// a rank-0 or [1] second operand beside a blocked first one. Nullopt for anything else (c / x,
+// x / 6, a broadcasting x). Only standalone binaries are lowered so: as a post-op the binary
+// runs jit anyway, and a gemm:jit matmul given the linear post-ops instead computed wrong
+// values (GroupQueryAttention's softcap in tests/onnx/test_contrib_attention.py; the cause in
+// oneDNN 2.6 was not isolated).
+struct ConstantLinear {
+  OperandId x;
+  Eltwise linear;
+};
+std::optional<ConstantLinear> constant_linear(const Graph& g, const Node& n);
 dnnl::algorithm binary_of(OpKind op);
 bool commutative(OpKind op);
 

@@ -8,7 +8,10 @@
 #include <mutex>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "wnn/core/error.h"
+#include "wnn/core/shape.h"
 #include "wnn/runtime/onednn/epilogue.h"
 #include "wnn/runtime/onednn/kernel_threads.h"
 #include "wnn/runtime/onednn/views.h"
@@ -28,12 +31,15 @@ dnnl::memory::dims dims_of(std::span<const int64_t> shape) {
 class OnednnRegion final : public CompiledRegion {
  public:
   OnednnRegion(dnnl::engine engine, std::vector<std::pair<uint32_t, dnnl::memory>> externals,
-               std::vector<Step> steps, std::vector<Buffer> owned)
+               std::vector<Step> steps, std::vector<Buffer> owned, std::vector<SlowNode> slow)
       : owned_(std::move(owned)),
         engine_(std::move(engine)),
         stream_(engine_),
         externals_(std::move(externals)),
-        steps_(std::move(steps)) {}
+        steps_(std::move(steps)),
+        slow_(std::move(slow)) {}
+
+  std::vector<SlowNode> slow_nodes() const override { return slow_; }
 
   void run(OperandData data) const override {
     std::lock_guard lock(mutex_);
@@ -86,7 +92,26 @@ class OnednnRegion final : public CompiledRegion {
   mutable std::mutex mutex_;
   std::vector<std::pair<uint32_t, dnnl::memory>> externals_;
   std::vector<Step> steps_;
+  std::vector<SlowNode> slow_;
 };
+
+// "add of [1, 8, 24, 96] and a rank-0 constant": what a refusal says the node computes on.
+std::string describe_operands(const Graph& g, const Node& n) {
+  std::string s = std::string(op_name(n.op())) + " of ";
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const OperandId in = n.inputs[i];
+    const auto& shape = g.desc(in).shape;
+    if (i > 0) s += i + 1 == n.inputs.size() ? " and " : ", ";
+    if (g.operand(in).kind != OperandKind::kConstant) {
+      s += shape_to_string(shape);
+    } else if (shape.empty()) {
+      s += "a rank-0 constant";
+    } else {
+      s += "a constant " + shape_to_string(shape);
+    }
+  }
+  return s;
+}
 
 }  // namespace
 
@@ -290,10 +315,25 @@ void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::me
   // The implementation oneDNN picked, for profiles ("jit_fp32_wino_2x3:avx512_core").
   const char* impl = nullptr;
   dnnl_primitive_desc_query(p.get_primitive_desc(), dnnl_query_impl_info_str, 0, &impl);
-  steps_.push_back({std::move(p),
-                    std::move(args),
-                    {std::move(label), current_node_, {}, impl ? impl : ""},
-                    threads});
+  // A reference implementation is never kept (SlowNode): the node goes back to the partition,
+  // which leaves it to wnn's own kernels. Reported once per node, for its first such step.
+  // Concat and sum are exempt: their "ref:any" runs one (jit) reorder per input.
+  const bool composite =
+      p.get_kind() == dnnl::primitive::kind::concat || p.get_kind() == dnnl::primitive::kind::sum;
+  if (impl && !composite && reference_impl(impl) && current_node_ >= 0 &&
+      std::none_of(slow_.begin(), slow_.end(),
+                   [&](const SlowNode& s) { return s.node == uint32_t(current_node_); })) {
+    const Node& n = graph_.nodes()[size_t(current_node_)];
+    slow_.push_back(
+        {uint32_t(current_node_), fmt::format("{}{} would run oneDNN's reference implementation {}",
+                                              reorder ? "a layout conversion for " : "",
+                                              describe_operands(graph_, n), impl)});
+  }
+  std::string kernel = impl ? impl : "";
+  // Profiles say so, so that a kept "ref:" is never unexplained.
+  if (composite && reference_impl(kernel)) kernel += " (" + std::string(kCompositeByReorders) + ")";
+  steps_.push_back(
+      {std::move(p), std::move(args), {std::move(label), current_node_, {}, kernel}, threads});
 }
 
 std::unique_ptr<CompiledRegion> RegionBuilder::finish() {
@@ -323,11 +363,21 @@ std::unique_ptr<CompiledRegion> RegionBuilder::finish() {
     }
   }
   return std::make_unique<OnednnRegion>(engine_, std::move(externals_), std::move(steps_),
-                                        std::move(owned_));
+                                        std::move(owned_), std::move(slow_));
+}
+
+bool reference_impl(std::string_view impl) {
+  // Names are "<kind>:<isa or detail>": "ref:any", "gemm:ref", "jit:avx512_core".
+  for (size_t start = 0; start <= impl.size();) {
+    const size_t end = std::min(impl.find(':', start), impl.size());
+    if (impl.substr(start, end - start).rfind("ref", 0) == 0) return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 bool reference_kernel(const dnnl::primitive_desc_base& pd) {
-  return std::string_view(pd.impl_info_str()).rfind("ref", 0) == 0;
+  return reference_impl(pd.impl_info_str());
 }
 
 Support require_f32(const Graph& g, const Node& n) {

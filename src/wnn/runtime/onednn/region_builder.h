@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -134,6 +135,7 @@ class RegionBuilder {
   std::map<uint32_t, StridedView> views_;                     // operands not materialised yet
   std::vector<std::pair<uint32_t, dnnl::memory>> externals_;  // bound to run data
   std::vector<Step> steps_;
+  std::vector<SlowNode> slow_;  // nodes with a step on a reference implementation
   std::vector<Buffer> owned_;
   EpilogueCandidates epilogues_;
   std::vector<bool> fused_;
@@ -164,8 +166,14 @@ void register_views(Table& t);          // after movement and elementwise: it wr
 
 // Shared support checks.
 Support require_f32(const Graph& g, const Node& n);
-// Whether oneDNN picked its reference (unoptimized) implementation for `pd`: many times slower
-// than its jit kernels, so callers fall back to another layout or lowering.
+// Whether oneDNN's implementation name `impl` ("ref:any", "gemm:ref", "jit:avx512_core") is
+// one of its reference (unoptimized) implementations, many times slower than its jit kernels.
+bool reference_impl(std::string_view impl);
+// reference_impl() of the implementation oneDNN picked for `pd`: callers fall back to another
+// layout or lowering, and a step still on one makes its node a SlowNode.
 bool reference_kernel(const dnnl::primitive_desc_base& pd);
+// What a profile appends to the kernel name of a concat or sum on "ref:any": those run one jit
+// reorder per input, so they are kept.
+inline constexpr std::string_view kCompositeByReorders = "one reorder per input";
 
 }  // namespace wnn::runtime::onednn
