@@ -530,5 +530,8 @@ module.exports = {
   conformance: {
     tolerance: (graph, name) => native.tolerance(graph[kInternal].handle, name),
     toHalf: (f32) => native.wptToHalf(f32),
+    tensor: (operandJson) => native.wptTensor(operandJson),
+    compare: (dataType, shape, bytes, expectedJson, tol) =>
+      native.wptCompare(dataType, shape, bytes, expectedJson, tol),
   },
 };

@@ -680,6 +680,49 @@ napi_value WptToHalf(napi_env env, napi_callback_info info) {
   });
 }
 
+Tensor tensor_from(napi_env env, napi_value dtype, napi_value shape, napi_value bytes) {
+  const OperandDesc d = desc_from_js(env, dtype, shape);
+  const Bytes b = view_bytes(env, bytes);
+  if (b.size != d.byte_size()) throw JsError{"TypeError", "the buffer does not match the shape"};
+  return Tensor{d.dtype, d.shape, Buffer::copy_of({b.data, b.size})};
+}
+
+// wptTensor(operandJson) -> {dataType, shape, data}: a WPT input's data as wnn stores it
+// (conformance::parse_tensor, the rule `wnn conformance` reads inputs with).
+napi_value WptTensor(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 1);
+    const Tensor t =
+        conformance::parse_tensor(nlohmann::ordered_json::parse(get_string(env, a[0])), nullptr);
+    napi_value o = desc_to_js(env, {t.dtype, t.shape});
+    void* data = nullptr;
+    napi_value ab, arr;
+    NAPI_OK(napi_create_arraybuffer(env, t.data.size(), &data, &ab));
+    std::memcpy(data, t.data.data(), t.data.size());
+    NAPI_OK(napi_create_typedarray(env, napi_uint8_array, t.data.size(), ab, 0, &arr));
+    set(env, o, "data", arr);
+    return o;
+  });
+}
+
+// wptCompare(dataType, shape, actualBytes, expectedOperandJson, {metric, value}) -> '' on a
+// pass, else the difference (conformance::compare).
+napi_value WptCompare(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 5);
+    const Tensor actual = tensor_from(env, a[0], a[1], a[2]);
+    int64_t count = 0;
+    const Tensor expected =
+        conformance::parse_tensor(nlohmann::ordered_json::parse(get_string(env, a[3])), &count);
+    conformance::Tolerance tol;
+    tol.metric = get_string(env, get(env, a[4], "metric")) == "ATOL"
+                     ? conformance::Tolerance::Metric::kAtol
+                     : conformance::Tolerance::Metric::kUlp;
+    tol.value = get_double(env, get(env, a[4], "value"));
+    return make_string(env, conformance::compare(actual, expected, count, tol));
+  });
+}
+
 napi_value Init(napi_env env, napi_value exports) {
   const napi_property_descriptor props[] = {
       {"schemas", nullptr, Schemas, nullptr, nullptr, nullptr, napi_default, nullptr},
@@ -694,6 +737,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"dispatch", nullptr, Dispatch, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"tolerance", nullptr, ToleranceOf, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wptToHalf", nullptr, WptToHalf, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"wptTensor", nullptr, WptTensor, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"wptCompare", nullptr, WptCompare, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;
