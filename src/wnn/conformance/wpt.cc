@@ -145,34 +145,6 @@ OperandDesc parse_descriptor(const Json& d) {
   return {*dtype, d.at("shape").get<Shape>()};
 }
 
-// Fills a tensor from `data`: an array of product(shape) values, or one bare number that fills
-// every element. Returns how many elements WPT checks when it is an expected output.
-// Inputs of 4-bit types wrap mod 16, as WPT packs them; expected 4-bit values are kept as
-// written (held in int64), because WPT compares the output with the values as written.
-Tensor parse_tensor(const Json& operand, int64_t* check_count) {
-  OperandDesc desc = parse_descriptor(operand.at("descriptor"));
-  const bool expected_4bit =
-      check_count != nullptr && (desc.dtype == DataType::kInt4 || desc.dtype == DataType::kUint4);
-  if (expected_4bit) desc.dtype = DataType::kInt64;
-  Tensor t = Tensor::zeros(desc.dtype, desc.shape);
-  const int64_t n = t.size();
-  const size_t es = dtype_size(desc.dtype);
-  const Json& data = operand.at("data");
-  if (data.is_array()) {
-    check(int64_t(data.size()) == n, "data has {} values, shape {} needs {}", data.size(),
-          shape_to_string(desc.shape), n);
-    for (int64_t i = 0; i < n; ++i) {
-      store(desc.dtype, t.data.mutable_data() + size_t(i) * es, parse_number(data[size_t(i)]));
-    }
-    if (check_count) *check_count = n;
-  } else {
-    const WptNumber v = parse_number(data);
-    for (int64_t i = 0; i < n; ++i) store(desc.dtype, t.data.mutable_data() + size_t(i) * es, v);
-    if (check_count) *check_count = std::min<int64_t>(n, 1000);
-  }
-  return t;
-}
-
 RawValue to_raw(const Json& j, const std::set<std::string>& operands) {
   if (j.is_boolean()) return RawValue(j.get<bool>());
   if (j.is_number_integer()) {
@@ -283,42 +255,6 @@ std::string format_value(DataType dt, const std::byte* p) {
   return fmt::format("{}", element_as_int64(t.view(), 0));
 }
 
-// Compares one output; returns an empty string on a pass, else what differs.
-std::string compare(const Tensor& actual, const Tensor& expected, int64_t count,
-                    const Tolerance& tol) {
-  const size_t es = dtype_size(expected.dtype);
-  for (int64_t i = 0; i < count; ++i) {
-    const std::byte* a = actual.data.data() + size_t(i) * es;
-    const std::byte* e = expected.data.data() + size_t(i) * es;
-    bool ok;
-    if (actual.dtype != expected.dtype) {
-      // 4-bit outputs against the values as written (see parse_tensor).
-      const int64_t da = element_as_int64(actual.view(), i);
-      const int64_t de = element_as_int64(expected.view(), i);
-      ok =
-          tol.metric == Tolerance::Metric::kUlp && double(da > de ? da - de : de - da) <= tol.value;
-      if (!ok) {
-        return fmt::format("element {}: got {}, expected {} (ULP tolerance {})", i, da, de,
-                           tol.value);
-      }
-      continue;
-    }
-    if (tol.metric == Tolerance::Metric::kAtol) {
-      const double da = element_as_double(actual.view(), i);
-      const double de = element_as_double(expected.view(), i);
-      ok = (std::isnan(da) && std::isnan(de)) || da == de || std::abs(da - de) <= tol.value;
-    } else {
-      ok = double(ulp_distance(expected.dtype, a, e)) <= tol.value;
-    }
-    if (!ok) {
-      return fmt::format("element {}: got {}, expected {} ({} tolerance {})", i,
-                         format_value(expected.dtype, a), format_value(expected.dtype, e),
-                         tol.metric == Tolerance::Metric::kUlp ? "ULP" : "ATOL", tol.value);
-    }
-  }
-  return {};
-}
-
 CaseResult run_case(const Json& test, const std::string& file, const RunOptions& options) {
   CaseResult r;
   r.file = file;
@@ -366,6 +302,70 @@ CaseResult run_case(const Json& test, const std::string& file, const RunOptions&
 }
 
 }  // namespace
+
+// Fills a tensor from `data`: an array of product(shape) values, or one bare number that fills
+// every element. Returns how many elements WPT checks when it is an expected output.
+// Inputs of 4-bit types wrap mod 16, as WPT packs them; expected 4-bit values are kept as
+// written (held in int64), because WPT compares the output with the values as written.
+Tensor parse_tensor(const Json& operand, int64_t* check_count) {
+  OperandDesc desc = parse_descriptor(operand.at("descriptor"));
+  const bool expected_4bit =
+      check_count != nullptr && (desc.dtype == DataType::kInt4 || desc.dtype == DataType::kUint4);
+  if (expected_4bit) desc.dtype = DataType::kInt64;
+  Tensor t = Tensor::zeros(desc.dtype, desc.shape);
+  const int64_t n = t.size();
+  const size_t es = dtype_size(desc.dtype);
+  const Json& data = operand.at("data");
+  if (data.is_array()) {
+    check(int64_t(data.size()) == n, "data has {} values, shape {} needs {}", data.size(),
+          shape_to_string(desc.shape), n);
+    for (int64_t i = 0; i < n; ++i) {
+      store(desc.dtype, t.data.mutable_data() + size_t(i) * es, parse_number(data[size_t(i)]));
+    }
+    if (check_count) *check_count = n;
+  } else {
+    const WptNumber v = parse_number(data);
+    for (int64_t i = 0; i < n; ++i) store(desc.dtype, t.data.mutable_data() + size_t(i) * es, v);
+    if (check_count) *check_count = std::min<int64_t>(n, 1000);
+  }
+  return t;
+}
+
+// Compares one output; returns an empty string on a pass, else what differs.
+std::string compare(const Tensor& actual, const Tensor& expected, int64_t count,
+                    const Tolerance& tol) {
+  const size_t es = dtype_size(expected.dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    const std::byte* a = actual.data.data() + size_t(i) * es;
+    const std::byte* e = expected.data.data() + size_t(i) * es;
+    bool ok;
+    if (actual.dtype != expected.dtype) {
+      // 4-bit outputs against the values as written (see parse_tensor).
+      const int64_t da = element_as_int64(actual.view(), i);
+      const int64_t de = element_as_int64(expected.view(), i);
+      ok =
+          tol.metric == Tolerance::Metric::kUlp && double(da > de ? da - de : de - da) <= tol.value;
+      if (!ok) {
+        return fmt::format("element {}: got {}, expected {} (ULP tolerance {})", i, da, de,
+                           tol.value);
+      }
+      continue;
+    }
+    if (tol.metric == Tolerance::Metric::kAtol) {
+      const double da = element_as_double(actual.view(), i);
+      const double de = element_as_double(expected.view(), i);
+      ok = (std::isnan(da) && std::isnan(de)) || da == de || std::abs(da - de) <= tol.value;
+    } else {
+      ok = double(ulp_distance(expected.dtype, a, e)) <= tol.value;
+    }
+    if (!ok) {
+      return fmt::format("element {}: got {}, expected {} ({} tolerance {})", i,
+                         format_value(expected.dtype, a), format_value(expected.dtype, e),
+                         tol.metric == Tolerance::Metric::kUlp ? "ULP" : "ATOL", tol.value);
+    }
+  }
+  return {};
+}
 
 std::vector<CaseResult> run_file(const std::string& path, const RunOptions& options) {
   std::ifstream in(path, std::ios::binary);

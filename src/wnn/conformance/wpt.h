@@ -41,6 +41,16 @@ uint64_t ulp_distance(DataType dtype, const std::byte* actual, const std::byte* 
 // The WPT tolerance of an operator node, from FORMAT.md section 5.
 Tolerance tolerance_for(const Graph& graph, const Node& node, DataType output_dtype);
 
+// Fills a tensor from a WPT operand's `data` (FORMAT.md section 2): an array of product(shape)
+// values, or one bare number that fills every element. With `check_count` (an expected output)
+// it receives how many elements WPT checks, and 4-bit outputs are held as written in int64.
+Tensor parse_tensor(const nlohmann::ordered_json& operand, int64_t* check_count);
+
+// Compares the first `count` elements of an output with the expected tensor under `tol`.
+// Empty on a pass, else which element differs and how.
+std::string compare(const Tensor& actual, const Tensor& expected, int64_t count,
+                    const Tolerance& tol);
+
 // Result of one case.
 struct CaseResult {
   enum class Status { kPass, kFail, kSkip };

@@ -1,0 +1,749 @@
+// The Node-API addon under js/index.js: a graph builder over wnn::GraphBuilder, compiled
+// graphs over wnn::runtime::Session, and dispatch as Node-API async work (off the main thread).
+// It exports the operator table so that js/lib/webnn.js generates every MLGraphBuilder method
+// and option dictionary from it. Only Node-API (node_api.h) is used: the addon is ABI-stable.
+//
+// Errors: a wnn::Error of kind invalid-input becomes a TypeError carrying wnn's message; other
+// failures become an Error whose .name is "OperationError". No C++ exception leaves a callback.
+#include <node_api.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wnn/conformance/wpt.h"
+#include "wnn/core/builder.h"
+#include "wnn/core/error.h"
+#include "wnn/runtime/session.h"
+
+namespace {
+
+using namespace wnn;
+
+// ---- small Node-API helpers ----
+
+struct JsError {
+  std::string name;  // "TypeError", "OperationError", ...
+  std::string message;
+};
+
+#define NAPI_OK(call)                                     \
+  do {                                                    \
+    if ((call) != napi_ok) throw JsError{"Error", #call}; \
+  } while (0)
+
+napi_value make_string(napi_env env, std::string_view s) {
+  napi_value v;
+  NAPI_OK(napi_create_string_utf8(env, s.data(), s.size(), &v));
+  return v;
+}
+napi_value make_number(napi_env env, double d) {
+  napi_value v;
+  NAPI_OK(napi_create_double(env, d, &v));
+  return v;
+}
+napi_value make_object(napi_env env) {
+  napi_value v;
+  NAPI_OK(napi_create_object(env, &v));
+  return v;
+}
+napi_value make_array(napi_env env, size_t n = 0) {
+  napi_value v;
+  NAPI_OK(napi_create_array_with_length(env, n, &v));
+  return v;
+}
+void set(napi_env env, napi_value obj, const char* key, napi_value v) {
+  NAPI_OK(napi_set_named_property(env, obj, key, v));
+}
+napi_value get(napi_env env, napi_value obj, const char* key) {
+  napi_value v;
+  NAPI_OK(napi_get_named_property(env, obj, key, &v));
+  return v;
+}
+napi_valuetype type_of(napi_env env, napi_value v) {
+  napi_valuetype t;
+  NAPI_OK(napi_typeof(env, v, &t));
+  return t;
+}
+bool is_array(napi_env env, napi_value v) {
+  bool b = false;
+  NAPI_OK(napi_is_array(env, v, &b));
+  return b;
+}
+std::string get_string(napi_env env, napi_value v) {
+  if (type_of(env, v) != napi_string) throw JsError{"TypeError", "expected a string"};
+  size_t len = 0;
+  NAPI_OK(napi_get_value_string_utf8(env, v, nullptr, 0, &len));
+  std::string s(len, '\0');
+  NAPI_OK(napi_get_value_string_utf8(env, v, s.data(), len + 1, &len));
+  return s;
+}
+double get_double(napi_env env, napi_value v) {
+  double d = 0;
+  if (napi_get_value_double(env, v, &d) != napi_ok) throw JsError{"TypeError", "expected a number"};
+  return d;
+}
+uint32_t array_length(napi_env env, napi_value v) {
+  uint32_t n = 0;
+  NAPI_OK(napi_get_array_length(env, v, &n));
+  return n;
+}
+napi_value element(napi_env env, napi_value arr, uint32_t i) {
+  napi_value v;
+  NAPI_OK(napi_get_element(env, arr, i, &v));
+  return v;
+}
+std::vector<napi_value> args_of(napi_env env, napi_callback_info info, size_t want) {
+  std::vector<napi_value> argv(want);
+  size_t argc = want;
+  NAPI_OK(napi_get_cb_info(env, info, &argc, argv.data(), nullptr, nullptr));
+  napi_value undef;
+  NAPI_OK(napi_get_undefined(env, &undef));
+  for (size_t i = argc; i < want; ++i) argv[i] = undef;
+  return argv;
+}
+struct Bytes {
+  std::byte* data = nullptr;
+  size_t size = 0;
+};
+Bytes view_bytes(napi_env env, napi_value v) {
+  bool is_ta = false, is_dv = false, is_ab = false;
+  NAPI_OK(napi_is_typedarray(env, v, &is_ta));
+  void* data = nullptr;
+  size_t size = 0;
+  if (is_ta) {
+    napi_typedarray_type t;
+    size_t length = 0, offset = 0;
+    napi_value ab;
+    NAPI_OK(napi_get_typedarray_info(env, v, &t, &length, &data, &ab, &offset));
+    static const size_t kElem[] = {1, 1, 1, 2, 2, 4, 4, 4, 8, 8, 8};
+    size = length * kElem[t];
+    return {static_cast<std::byte*>(data), size};
+  }
+  NAPI_OK(napi_is_dataview(env, v, &is_dv));
+  if (is_dv) {
+    napi_value ab;
+    size_t offset = 0;
+    NAPI_OK(napi_get_dataview_info(env, v, &size, &data, &ab, &offset));
+    return {static_cast<std::byte*>(data), size};
+  }
+  NAPI_OK(napi_is_arraybuffer(env, v, &is_ab));
+  if (is_ab) {
+    NAPI_OK(napi_get_arraybuffer_info(env, v, &data, &size));
+    return {static_cast<std::byte*>(data), size};
+  }
+  throw JsError{"TypeError", "expected an ArrayBufferView or ArrayBuffer"};
+}
+
+void throw_js(napi_env env, const JsError& e) {
+  napi_value msg = nullptr, err = nullptr;
+  napi_create_string_utf8(env, e.message.data(), e.message.size(), &msg);
+  if (e.name == "TypeError") {
+    napi_create_type_error(env, nullptr, msg, &err);
+  } else {
+    napi_create_error(env, nullptr, msg, &err);
+    napi_value name = nullptr;
+    napi_create_string_utf8(env, e.name.data(), e.name.size(), &name);
+    napi_set_named_property(env, err, "name", name);
+  }
+  napi_throw(env, err);
+}
+
+JsError from_wnn(const Error& e) {
+  return {e.kind() == ErrorKind::kInvalidInput ? "TypeError" : "OperationError", e.what()};
+}
+
+// Runs `fn`, turning every C++ exception into a pending JS exception.
+template <typename Fn>
+napi_value guarded(napi_env env, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const JsError& e) {
+    throw_js(env, e);
+  } catch (const Error& e) {
+    throw_js(env, from_wnn(e));
+  } catch (const std::exception& e) {
+    throw_js(env, {"OperationError", e.what()});
+  }
+  return nullptr;
+}
+
+template <typename T>
+T* unwrap_external(napi_env env, napi_value v, const char* what) {
+  if (type_of(env, v) != napi_external) throw JsError{"TypeError", std::string("expected ") + what};
+  void* p = nullptr;
+  NAPI_OK(napi_get_value_external(env, v, &p));
+  return static_cast<T*>(p);
+}
+
+template <typename T>
+napi_value wrap_external(napi_env env, std::unique_ptr<T> holder) {
+  napi_value v;
+  T* raw = holder.get();
+  NAPI_OK(napi_create_external(
+      env, raw, [](napi_env, void* data, void*) { delete static_cast<T*>(data); }, nullptr, &v));
+  holder.release();
+  return v;
+}
+
+// ---- operand descriptors ----
+
+napi_value desc_to_js(napi_env env, const OperandDesc& d) {
+  napi_value obj = make_object(env);
+  set(env, obj, "dataType", make_string(env, dtype_name(d.dtype)));
+  napi_value shape = make_array(env, d.shape.size());
+  for (size_t i = 0; i < d.shape.size(); ++i)
+    NAPI_OK(napi_set_element(env, shape, uint32_t(i), make_number(env, double(d.shape[i]))));
+  set(env, obj, "shape", shape);
+  return obj;
+}
+
+OperandDesc desc_from_js(napi_env env, napi_value dtype, napi_value shape) {
+  OperandDesc d;
+  const auto t = parse_dtype(get_string(env, dtype));
+  // Only the WebNN spellings: the IDL enum is checked by the JS layer; this is a backstop.
+  if (!t) throw JsError{"TypeError", "unknown data type"};
+  d.dtype = *t;
+  if (!is_array(env, shape)) throw JsError{"TypeError", "shape must be a sequence"};
+  const uint32_t n = array_length(env, shape);
+  for (uint32_t i = 0; i < n; ++i) {
+    const double v = get_double(env, element(env, shape, i));
+    if (!(v >= 0 && v <= 4294967295.0) || v != double(int64_t(v)))
+      throw JsError{"TypeError", "shape entries must be unsigned long values"};
+    d.shape.push_back(int64_t(v));
+  }
+  return d;
+}
+
+// ---- builder ----
+
+struct BuilderHolder {
+  std::shared_ptr<Graph> graph = std::make_shared<Graph>();
+  GraphBuilder builder{*graph};
+  bool built = false;
+};
+
+BuilderHolder& live_builder(napi_env env, napi_value v) {
+  auto* b = unwrap_external<BuilderHolder>(env, v, "a builder");
+  if (b->built) throw JsError{"InvalidStateError", "MLGraphBuilder: build() was already called"};
+  return *b;
+}
+
+napi_value operand_to_js(napi_env env, const Graph& g, OperandId id) {
+  napi_value obj = desc_to_js(env, g.desc(id));
+  set(env, obj, "id", make_number(env, id.index));
+  return obj;
+}
+
+// A JS argument value as the builder's untyped RawValue. Operands come from the JS layer as
+// {$operand: id}; integral numbers are integers (the schema coerces them to float options).
+RawValue raw_from_js(napi_env env, napi_value v, int depth = 0) {
+  if (depth > 16) throw JsError{"TypeError", "argument nested too deeply"};
+  switch (type_of(env, v)) {
+    case napi_undefined:
+    case napi_null:
+      return RawValue();
+    case napi_boolean: {
+      bool b = false;
+      NAPI_OK(napi_get_value_bool(env, v, &b));
+      return RawValue(b);
+    }
+    case napi_number: {
+      const double d = get_double(env, v);
+      if (std::isfinite(d) && d == std::trunc(d) && std::abs(d) < 9.007199254740992e15)
+        return RawValue(int64_t(d));
+      return RawValue(d);
+    }
+    case napi_bigint: {
+      int64_t i = 0;
+      bool lossless = false;
+      NAPI_OK(napi_get_value_bigint_int64(env, v, &i, &lossless));
+      if (!lossless) {
+        uint64_t u = 0;
+        NAPI_OK(napi_get_value_bigint_uint64(env, v, &u, &lossless));
+        if (!lossless) throw JsError{"TypeError", "BigInt out of the 64-bit range"};
+        i = int64_t(u);
+      }
+      return RawValue(i);
+    }
+    case napi_string:
+      return RawValue(get_string(env, v));
+    case napi_object: {
+      if (is_array(env, v)) {
+        RawValue::List list;
+        const uint32_t n = array_length(env, v);
+        for (uint32_t i = 0; i < n; ++i)
+          list.push_back(raw_from_js(env, element(env, v, i), depth + 1));
+        return RawValue(std::move(list));
+      }
+      bool has = false;
+      NAPI_OK(napi_has_named_property(env, v, "$operand", &has));
+      if (has) return RawValue(OperandId{uint32_t(get_double(env, get(env, v, "$operand")))});
+      napi_value keys;
+      NAPI_OK(napi_get_property_names(env, v, &keys));
+      RawValue::Object obj;
+      const uint32_t n = array_length(env, keys);
+      for (uint32_t i = 0; i < n; ++i) {
+        napi_value k = element(env, keys, i), val;
+        NAPI_OK(napi_get_property(env, v, k, &val));
+        obj.emplace_back(get_string(env, k), raw_from_js(env, val, depth + 1));
+      }
+      return RawValue(std::move(obj));
+    }
+    default:
+      throw JsError{"TypeError", "unsupported argument value"};
+  }
+}
+
+napi_value CreateBuilder(napi_env env, napi_callback_info) {
+  return guarded(env, [&] { return wrap_external(env, std::make_unique<BuilderHolder>()); });
+}
+
+// input(builder, name, dataType, shape) -> {id, dataType, shape}
+napi_value Input(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 4);
+    BuilderHolder& b = live_builder(env, a[0]);
+    const OperandDesc d = desc_from_js(env, a[2], a[3]);
+    const OperandId id = b.builder.input(get_string(env, a[1]), d);
+    return operand_to_js(env, *b.graph, id);
+  });
+}
+
+// constant(builder, dataType, shape, bytes) -> operand. The bytes are copied (wnn's in-memory
+// layout: int4/uint4 one element per byte).
+napi_value Constant(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 4);
+    BuilderHolder& b = live_builder(env, a[0]);
+    const OperandDesc d = desc_from_js(env, a[1], a[2]);
+    const Bytes bytes = view_bytes(env, a[3]);
+    if (bytes.size != d.byte_size()) {
+      throw JsError{"TypeError", fmt::format("constant: the buffer has {} bytes, {} needs {}",
+                                             bytes.size, d.to_string(), d.byte_size())};
+    }
+    const std::string name = b.builder.unique_name("constant");
+    const OperandId id = b.builder.constant(name, d, ConstantInitKind::kWeights, name, {}, {},
+                                            Buffer::copy_of({bytes.data, bytes.size}));
+    return operand_to_js(env, *b.graph, id);
+  });
+}
+
+// add(builder, op, positional[], options{}) -> [operand...]
+napi_value Add(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 4);
+    BuilderHolder& b = live_builder(env, a[0]);
+    Call call;
+    call.op = get_string(env, a[1]);
+    const uint32_t n = array_length(env, a[2]);
+    for (uint32_t i = 0; i < n; ++i)
+      call.args.push_back({"", raw_from_js(env, element(env, a[2], i)), ""});
+    if (type_of(env, a[3]) == napi_object) {
+      RawValue opts = raw_from_js(env, a[3]);
+      for (auto& [k, v] : std::get<RawValue::Object>(opts.v)) {
+        if (std::holds_alternative<std::monostate>(v.v)) continue;
+        call.args.push_back({k, std::move(v), ""});
+      }
+    }
+    const std::vector<OperandId> outs = b.builder.add(call);
+    napi_value arr = make_array(env, outs.size());
+    for (size_t i = 0; i < outs.size(); ++i)
+      NAPI_OK(napi_set_element(env, arr, uint32_t(i), operand_to_js(env, *b.graph, outs[i])));
+    return arr;
+  });
+}
+
+// ---- compiled graphs ----
+
+struct Compiled {
+  std::shared_ptr<const Graph> graph;  // as built (before the session's folding)
+  std::shared_ptr<runtime::Session> session;
+  std::vector<std::pair<std::string, OperandId>> outputs;  // build()'s names, in graph order
+};
+
+Compiled& live_graph(napi_env env, napi_value v) {
+  auto* c = unwrap_external<Compiled>(env, v, "a graph");
+  if (!c->session) throw JsError{"InvalidStateError", "MLGraph: the graph was destroyed"};
+  return *c;
+}
+
+// Async work with a promise, shared by build and dispatch.
+struct Work {
+  napi_async_work work = nullptr;
+  napi_deferred deferred = nullptr;
+  std::vector<napi_ref> refs;  // buffers kept alive while the worker reads or writes them
+  std::function<void()> execute;
+  std::function<napi_value(napi_env)> complete;  // on the main thread after success
+  std::optional<JsError> error;
+};
+
+napi_value queue_work(napi_env env, std::unique_ptr<Work> w, const char* name) {
+  napi_value promise;
+  NAPI_OK(napi_create_promise(env, &w->deferred, &promise));
+  Work* raw = w.release();
+  NAPI_OK(napi_create_async_work(
+      env, nullptr, make_string(env, name),
+      [](napi_env, void* data) {
+        auto* w = static_cast<Work*>(data);
+        try {
+          w->execute();
+        } catch (const Error& e) {
+          w->error = from_wnn(e);
+          // Failures while compiling or running an already validated graph are operation errors.
+          w->error->name = "OperationError";
+        } catch (const std::exception& e) {
+          w->error = JsError{"OperationError", e.what()};
+        }
+      },
+      [](napi_env env, napi_status, void* data) {
+        std::unique_ptr<Work> w(static_cast<Work*>(data));
+        for (napi_ref r : w->refs) napi_delete_reference(env, r);
+        napi_value result = nullptr;
+        if (!w->error) {
+          try {
+            result = w->complete(env);
+          } catch (const JsError& e) {
+            w->error = e;
+          }
+        }
+        if (w->error) {
+          napi_value msg, err, nm;
+          napi_create_string_utf8(env, w->error->message.data(), w->error->message.size(), &msg);
+          napi_create_error(env, nullptr, msg, &err);
+          napi_create_string_utf8(env, w->error->name.data(), w->error->name.size(), &nm);
+          napi_set_named_property(env, err, "name", nm);
+          napi_reject_deferred(env, w->deferred, err);
+        } else {
+          napi_resolve_deferred(env, w->deferred, result);
+        }
+        napi_delete_async_work(env, w->work);
+      },
+      raw, &raw->work));
+  NAPI_OK(napi_queue_async_work(env, raw->work));
+  return promise;
+}
+
+// build(builder, [[name, id]...], backend, threads) -> Promise<graph>
+napi_value Build(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 4);
+    BuilderHolder& b = live_builder(env, a[0]);
+    auto compiled = std::make_shared<Compiled>();
+    const uint32_t n = array_length(env, a[1]);
+    if (n == 0) throw JsError{"TypeError", "build: at least one output is required"};
+    for (uint32_t i = 0; i < n; ++i) {
+      napi_value pair = element(env, a[1], i);
+      const std::string name = get_string(env, element(env, pair, 0));
+      const OperandId id{uint32_t(get_double(env, element(env, pair, 1)))};
+      if (id.index >= b.graph->operands().size())
+        throw JsError{"TypeError", "build: unknown operand"};
+      if (b.graph->operand(id).kind != OperandKind::kNodeOutput)
+        throw JsError{"TypeError",
+                      fmt::format("build: output '{}' is an input or a constant", name)};
+      if (!b.graph->is_output(id)) b.builder.output(id);
+      compiled->outputs.emplace_back(name, id);
+    }
+    runtime::SessionOptions options;
+    options.backend = get_string(env, a[2]);
+    options.threads = int(get_double(env, a[3]));
+    options.warn_fallback = false;
+    b.built = true;
+    compiled->graph = b.graph;
+    auto w = std::make_unique<Work>();
+    w->execute = [compiled, options] {
+      compiled->session = std::make_shared<runtime::Session>(compiled->graph, options);
+    };
+    w->complete = [compiled](napi_env env) {
+      // Outputs in the graph's order with build()'s names.
+      std::vector<std::pair<std::string, OperandId>> ordered;
+      for (OperandId id : compiled->graph->outputs())
+        for (const auto& o : compiled->outputs)
+          if (o.second == id) ordered.push_back(o);
+      compiled->outputs = std::move(ordered);
+      auto holder = std::make_unique<Compiled>(*compiled);
+      return wrap_external(env, std::move(holder));
+    };
+    return queue_work(env, std::move(w), "wnn.build");
+  });
+}
+
+// graphInfo(graph) -> {inputs: {name: desc}, outputs: {name: desc}}
+napi_value GraphInfo(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 1);
+    Compiled& c = live_graph(env, a[0]);
+    napi_value ins = make_object(env), outs = make_object(env), r = make_object(env);
+    for (const auto& in : c.graph->inputs())
+      set(env, ins, c.graph->name_of(in.id).c_str(), desc_to_js(env, c.graph->desc(in.id)));
+    for (const auto& [name, id] : c.outputs)
+      set(env, outs, name.c_str(), desc_to_js(env, c.graph->desc(id)));
+    set(env, r, "inputs", ins);
+    set(env, r, "outputs", outs);
+    return r;
+  });
+}
+
+napi_value DestroyGraph(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 1);
+    auto* c = unwrap_external<Compiled>(env, a[0], "a graph");
+    c->session.reset();  // a dispatch in flight keeps its own reference
+    napi_value u;
+    NAPI_OK(napi_get_undefined(env, &u));
+    return u;
+  });
+}
+
+// dispatch(graph, [[name, bytes]...], [[name, bytes]...]) -> Promise<undefined>. Inputs by
+// graph input name; outputs by build()'s names. Sizes are checked before queuing.
+napi_value Dispatch(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 3);
+    Compiled& c = live_graph(env, a[0]);
+    auto w = std::make_unique<Work>();
+    struct Job {
+      std::shared_ptr<runtime::Session> session;
+      std::vector<Tensor> input_descs;  // shape holders
+      std::vector<runtime::NamedView> inputs;
+      std::vector<Bytes> outputs;  // in graph output order
+    };
+    auto job = std::make_shared<Job>();
+    job->session = c.session;
+    auto keep = [&](napi_value v) {
+      napi_ref r;
+      NAPI_OK(napi_create_reference(env, v, 1, &r));
+      w->refs.push_back(r);
+    };
+    const uint32_t ni = array_length(env, a[1]);
+    if (ni != c.graph->inputs().size()) {
+      throw JsError{"TypeError", fmt::format("dispatch: {} inputs given, the graph has {}", ni,
+                                             c.graph->inputs().size())};
+    }
+    job->input_descs.reserve(ni);
+    for (uint32_t i = 0; i < ni; ++i) {
+      napi_value pair = element(env, a[1], i);
+      const std::string name = get_string(env, element(env, pair, 0));
+      const auto id = c.graph->find(name);
+      if (!id || c.graph->operand(*id).kind != OperandKind::kInput)
+        throw JsError{"TypeError", fmt::format("dispatch: the graph has no input '{}'", name)};
+      napi_value buf = element(env, pair, 1);
+      const Bytes bytes = view_bytes(env, buf);
+      const OperandDesc& d = c.graph->desc(*id);
+      if (bytes.size != d.byte_size())
+        throw JsError{"TypeError",
+                      fmt::format("dispatch: input '{}' is not {}", name, d.to_string())};
+      keep(buf);
+      job->input_descs.push_back(Tensor{d.dtype, d.shape, {}});
+      job->inputs.push_back(
+          {name, ConstTensorView{d.dtype, job->input_descs.back().shape, bytes.data}});
+    }
+    const uint32_t no = array_length(env, a[2]);
+    if (no != c.outputs.size()) {
+      throw JsError{"TypeError", fmt::format("dispatch: {} outputs given, the graph has {}", no,
+                                             c.outputs.size())};
+    }
+    job->outputs.resize(no);
+    std::vector<bool> seen(no);
+    for (uint32_t i = 0; i < no; ++i) {
+      napi_value pair = element(env, a[2], i);
+      const std::string name = get_string(env, element(env, pair, 0));
+      size_t k = 0;
+      while (k < c.outputs.size() && c.outputs[k].first != name) ++k;
+      if (k == c.outputs.size() || seen[k])
+        throw JsError{"TypeError", fmt::format("dispatch: the graph has no output '{}'", name)};
+      seen[k] = true;
+      napi_value buf = element(env, pair, 1);
+      const Bytes bytes = view_bytes(env, buf);
+      const OperandDesc& d = c.graph->desc(c.outputs[k].second);
+      if (bytes.size != d.byte_size())
+        throw JsError{"TypeError",
+                      fmt::format("dispatch: output '{}' is not {}", name, d.to_string())};
+      keep(buf);
+      job->outputs[k] = bytes;
+    }
+    // Two graph outputs may name one operand: the session returns it once per graph output.
+    w->execute = [job] {
+      const auto results = job->session->run(job->inputs);
+      for (size_t i = 0; i < job->outputs.size() && i < results.size(); ++i) {
+        const Buffer& data = results[i].tensor.data;
+        std::memcpy(job->outputs[i].data, data.data(), std::min(data.size(), job->outputs[i].size));
+      }
+    };
+    w->complete = [](napi_env env) {
+      napi_value u;
+      NAPI_OK(napi_get_undefined(env, &u));
+      return u;
+    };
+    return queue_work(env, std::move(w), "wnn.dispatch");
+  });
+}
+
+// ---- the operator table ----
+
+napi_value param_to_js(napi_env env, const ParamSpec& p) {
+  napi_value o = make_object(env);
+  set(env, o, "name", make_string(env, p.name));
+  set(env, o, "kind", make_string(env, param_kind_name(p.kind)));
+  napi_value ev = make_array(env, p.enum_values.size());
+  for (size_t i = 0; i < p.enum_values.size(); ++i)
+    NAPI_OK(napi_set_element(env, ev, uint32_t(i), make_string(env, p.enum_values[i])));
+  set(env, o, "enumValues", ev);
+  napi_value dts = make_array(env);
+  uint32_t k = 0;
+  for (DataType t : kAllDataTypes)
+    if (p.dtypes.contains(t))
+      NAPI_OK(napi_set_element(env, dts, k++, make_string(env, dtype_name(t))));
+  set(env, o, "dataTypes", dts);
+  set(env, o, "doc", make_string(env, p.doc));
+  return o;
+}
+
+napi_value Schemas(napi_env env, napi_callback_info) {
+  return guarded(env, [&] {
+    const auto all = all_schemas();
+    napi_value arr = make_array(env, all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      const OpSchema& s = all[i];
+      napi_value o = make_object(env);
+      set(env, o, "name", make_string(env, s.name));
+      set(env, o, "doc", make_string(env, s.doc));
+      napi_value args = make_array(env, s.args.size()), opts = make_array(env, s.options.size());
+      for (size_t j = 0; j < s.args.size(); ++j)
+        NAPI_OK(napi_set_element(env, args, uint32_t(j), param_to_js(env, s.args[j])));
+      for (size_t j = 0; j < s.options.size(); ++j)
+        NAPI_OK(napi_set_element(env, opts, uint32_t(j), param_to_js(env, s.options[j])));
+      set(env, o, "args", args);
+      set(env, o, "options", opts);
+      NAPI_OK(napi_set_element(env, arr, uint32_t(i), o));
+    }
+    return arr;
+  });
+}
+
+napi_value DataTypes(napi_env env, napi_callback_info) {
+  return guarded(env, [&] {
+    napi_value arr = make_array(env, kNumDataTypes);
+    for (size_t i = 0; i < kAllDataTypes.size(); ++i) {
+      napi_value o = make_object(env);
+      set(env, o, "name", make_string(env, dtype_name(kAllDataTypes[i])));
+      set(env, o, "bytes", make_number(env, double(dtype_size(kAllDataTypes[i]))));
+      NAPI_OK(napi_set_element(env, arr, uint32_t(i), o));
+    }
+    return arr;
+  });
+}
+
+// ---- conformance helpers for tools/wpt-vectors.mjs (not part of navigator.ml) ----
+
+// tolerance(graph, outputName) -> {metric: "ULP"|"ATOL", value}: the WPT tolerance of the node
+// producing the output, the rule `wnn conformance` applies (conformance/tolerance.cc).
+napi_value ToleranceOf(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 2);
+    Compiled& c = live_graph(env, a[0]);
+    const std::string name = get_string(env, a[1]);
+    for (const auto& [n, id] : c.outputs) {
+      if (n != name) continue;
+      const Node& producer = c.graph->nodes()[c.graph->operand(id).producer];
+      const auto tol = conformance::tolerance_for(*c.graph, producer, c.graph->desc(id).dtype);
+      napi_value o = make_object(env);
+      set(env, o, "metric",
+          make_string(env, tol.metric == conformance::Tolerance::Metric::kUlp ? "ULP" : "ATOL"));
+      set(env, o, "value", make_number(env, tol.value));
+      return o;
+    }
+    throw JsError{"TypeError", "tolerance: no such output"};
+  });
+}
+
+// wptToHalf(Float32Array) -> Uint16Array: float16 bits rounded the WPT way (wpt_to_half).
+napi_value WptToHalf(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 1);
+    const Bytes in = view_bytes(env, a[0]);
+    const size_t n = in.size / 4;
+    void* data = nullptr;
+    napi_value ab, out;
+    NAPI_OK(napi_create_arraybuffer(env, n * 2, &data, &ab));
+    for (size_t i = 0; i < n; ++i) {
+      float f;
+      std::memcpy(&f, in.data + i * 4, 4);
+      static_cast<uint16_t*>(data)[i] = conformance::wpt_to_half(f);
+    }
+    NAPI_OK(napi_create_typedarray(env, napi_uint16_array, n, ab, 0, &out));
+    return out;
+  });
+}
+
+Tensor tensor_from(napi_env env, napi_value dtype, napi_value shape, napi_value bytes) {
+  const OperandDesc d = desc_from_js(env, dtype, shape);
+  const Bytes b = view_bytes(env, bytes);
+  if (b.size != d.byte_size()) throw JsError{"TypeError", "the buffer does not match the shape"};
+  return Tensor{d.dtype, d.shape, Buffer::copy_of({b.data, b.size})};
+}
+
+// wptTensor(operandJson) -> {dataType, shape, data}: a WPT input's data as wnn stores it
+// (conformance::parse_tensor, the rule `wnn conformance` reads inputs with).
+napi_value WptTensor(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 1);
+    const Tensor t =
+        conformance::parse_tensor(nlohmann::ordered_json::parse(get_string(env, a[0])), nullptr);
+    napi_value o = desc_to_js(env, {t.dtype, t.shape});
+    void* data = nullptr;
+    napi_value ab, arr;
+    NAPI_OK(napi_create_arraybuffer(env, t.data.size(), &data, &ab));
+    std::memcpy(data, t.data.data(), t.data.size());
+    NAPI_OK(napi_create_typedarray(env, napi_uint8_array, t.data.size(), ab, 0, &arr));
+    set(env, o, "data", arr);
+    return o;
+  });
+}
+
+// wptCompare(dataType, shape, actualBytes, expectedOperandJson, {metric, value}) -> '' on a
+// pass, else the difference (conformance::compare).
+napi_value WptCompare(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 5);
+    const Tensor actual = tensor_from(env, a[0], a[1], a[2]);
+    int64_t count = 0;
+    const Tensor expected =
+        conformance::parse_tensor(nlohmann::ordered_json::parse(get_string(env, a[3])), &count);
+    conformance::Tolerance tol;
+    tol.metric = get_string(env, get(env, a[4], "metric")) == "ATOL"
+                     ? conformance::Tolerance::Metric::kAtol
+                     : conformance::Tolerance::Metric::kUlp;
+    tol.value = get_double(env, get(env, a[4], "value"));
+    return make_string(env, conformance::compare(actual, expected, count, tol));
+  });
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  const napi_property_descriptor props[] = {
+      {"schemas", nullptr, Schemas, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"dataTypes", nullptr, DataTypes, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"createBuilder", nullptr, CreateBuilder, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"input", nullptr, Input, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"constant", nullptr, Constant, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"add", nullptr, Add, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"build", nullptr, Build, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"graphInfo", nullptr, GraphInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"destroyGraph", nullptr, DestroyGraph, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"dispatch", nullptr, Dispatch, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"tolerance", nullptr, ToleranceOf, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"wptToHalf", nullptr, WptToHalf, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"wptTensor", nullptr, WptTensor, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"wptCompare", nullptr, WptCompare, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
+  return exports;
+}
+
+}  // namespace
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)
