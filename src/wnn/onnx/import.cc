@@ -127,8 +127,10 @@ class Importer {
       return std::any_of(g.input.begin(), g.input.end(), [&](auto& i) { return i.name == n; });
     });
     for (const auto& [ref, v] : dim_overrides_.axes) {
-      const auto in = std::find_if(g.input.begin(), g.input.end(),
-                                   [&](auto& i) { return i.name == ref.input; });
+      // A structured binding cannot be captured by clang 14 (make fuzz builds with it).
+      const std::string& input = ref.input;
+      const auto in =
+          std::find_if(g.input.begin(), g.input.end(), [&](auto& i) { return i.name == input; });
       check(in->type.has_shape && ref.axis < in->type.dims.size(),
             "--override-dim {}={}: graph input '{}' has {} axes", axis_key(ref.input, ref.axis), v,
             ref.input, in->type.has_shape ? in->type.dims.size() : 0);
