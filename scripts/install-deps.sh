@@ -43,14 +43,20 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}" >&2
 fi
 
+# npm packages, each directory from its lockfile (`npm ci`), again only when the lockfile changed
+# since the last install.
+npm_ci() {
+  local dir="$1"
+  [ -f "$dir/package-lock.json" ] || return 0
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
+     ! cmp -s "$dir/package-lock.json" "$dir/node_modules/.wnn-installed-lock"; then
+    echo "install-deps: npm ci in ${dir#"$here"/}" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    cp "$dir/package-lock.json" "$dir/node_modules/.wnn-installed-lock"
+  fi
+}
 # The ONNX Runtime reference (tools/ort-reference). Its install script would try to download
 # GPU parts; the CPU library ships inside the npm tarball, so skip that step.
-ort_dir="$here/tools/ort-reference"
-if [ -f "$ort_dir/package-lock.json" ]; then
-  if [ ! -f "$ort_dir/node_modules/.package-lock.json" ] ||
-     ! cmp -s "$ort_dir/package-lock.json" "$ort_dir/node_modules/.wnn-installed-lock"; then
-    echo "install-deps: npm ci in tools/ort-reference" >&2
-    (cd "$ort_dir" && ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error >&2)
-    cp "$ort_dir/package-lock.json" "$ort_dir/node_modules/.wnn-installed-lock"
-  fi
-fi
+ONNXRUNTIME_NODE_INSTALL=skip npm_ci "$here/tools/ort-reference"
+# The JavaScript WebNN package (js/): webidl2 for its IDL coverage test.
+npm_ci "$here/js"
