@@ -4,7 +4,10 @@
 // operator except the four whose IDL result is a sequence (see SEQUENCE_RESULTS).
 //
 // Timeline: writeTensor, dispatch and readTensor run in the order they are called on a context,
-// through one promise chain; dispatch runs on a worker thread (Node-API async work).
+// through one promise chain; dispatch runs on a worker thread (Node-API async work). When nothing
+// is pending on the context, a step runs at once instead: writeTensor copies, readTensor resolves
+// with the data, and a graph whose last run took less than INLINE_RUN_NS runs on the calling
+// thread, since handing it to a worker and back costs more than the run (bench/js_dispatch.mjs).
 
 const native = require('./native');
 
@@ -16,6 +19,8 @@ const SEQUENCE_RESULTS = new Set(['split', 'gru', 'lstm', 'lstmCell']);
 const POWER_PREFERENCES = ['default', 'high-performance', 'low-power'];
 
 const kInternal = Symbol('wnn.internal');
+// Graphs that ran faster than this run inline when the context is idle (see the Timeline note).
+const INLINE_RUN_NS = 50e3;
 let defaultBackend = process.env.WNN_BACKEND || 'auto';
 let defaultThreads = Number(process.env.WNN_THREADS || 1);
 
@@ -207,6 +212,10 @@ class MLContext {
     if (src.byteLength !== t.bytes.byteLength) {
       throw new TypeError(`writeTensor: the data has ${src.byteLength} bytes, the tensor has ${t.bytes.byteLength}`);
     }
+    if (c.pending === 0) {
+      t.bytes.set(src);
+      return;
+    }
     const copy = src.slice();  // the caller may change its buffer after this returns
     enqueue(c, () => {
       if (t.bytes) t.bytes.set(copy);
@@ -228,14 +237,22 @@ class MLContext {
     } catch (e) {
       return Promise.reject(e);
     }
-    return enqueue(c, () => {
+    const read = () => {
       if (!t.bytes) throw domError('InvalidStateError', 'readTensor: the tensor was destroyed');
       if (dst) {
         dst.set(t.bytes);
         return undefined;
       }
       return t.bytes.slice().buffer;
-    });
+    };
+    if (c.pending === 0) {
+      try {
+        return Promise.resolve(read());
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    return enqueue(c, read);
   }
 
   dispatch(graph, inputs, outputs) {
@@ -269,15 +286,25 @@ class MLContext {
     const ins = collect(inputs, g.info.inputs, 'inputs');
     const outs = collect(outputs, g.info.outputs, 'outputs');
     const handle = g.handle;
+    const args = () => [handle, ins.map(([n, t]) => [n, t.bytes]), outs.map(([n, t]) => [n, t.bytes])];
+    if (c.pending === 0 && g.lastRunNs < INLINE_RUN_NS) {
+      try {
+        g.lastRunNs = native.dispatch(...args(), true);
+      } catch (e) {
+        c.lastError = convertError(e);
+      }
+      return;
+    }
     enqueue(c, () => {
       if (g.destroyed) throw domError('InvalidStateError', 'dispatch: the graph was destroyed');
       for (const [, t] of [...ins, ...outs]) {
         if (!t.bytes) throw domError('InvalidStateError', 'dispatch: a tensor was destroyed');
       }
-      return native.dispatch(handle, ins.map(([n, t]) => [n, t.bytes]), outs.map(([n, t]) => [n, t.bytes]))
-        .catch((e) => {
-          throw convertError(e);
-        });
+      return native.dispatch(...args(), false).then((ns) => {
+        g.lastRunNs = ns;
+      }, (e) => {
+        throw convertError(e);
+      });
     }, true);
   }
 
@@ -306,13 +333,15 @@ function tensorOf(ctx, tensor, what) {
 // Queues fn after every earlier timeline step. A failed dispatch does not stop later steps;
 // its error is reported on the console's behalf through the returned promise only for reads.
 function enqueue(c, fn, background = false) {
+  ++c.pending;
   const p = c.queue.then(fn);
-  c.queue = p.catch((e) => {
+  c.queue = p.then(() => {
+    --c.pending;
+  }, (e) => {
+    --c.pending;
     if (background) c.lastError = e;
   });
-  return p.then((v) => {
-    return v;
-  });
+  return p;
 }
 
 function supportLimits() {
@@ -400,7 +429,9 @@ class MLGraphBuilder {
       throw convertError(e);
     }
     const g = Object.create(MLGraph.prototype);
-    g[kInternal] = { context: b.context, handle, info: native.graphInfo(handle), destroyed: false };
+    // lastRunNs: the last run's time; the first dispatch runs on a worker and measures it.
+    g[kInternal] = { context: b.context, handle, info: native.graphInfo(handle), destroyed: false,
+      lastRunNs: Infinity };
     graphRegistry.register(g, handle, g);
     return g;
   }
@@ -508,7 +539,8 @@ class ML {
     let resolveLost;
     const lost = new Promise((r) => { resolveLost = r; });
     ctx[kInternal] = {
-      backend: defaultBackend, threads: defaultThreads, queue: Promise.resolve(), destroyed: false,
+      backend: defaultBackend, threads: defaultThreads, queue: Promise.resolve(), pending: 0,
+      destroyed: false,
       lost, resolveLost, limits: null,
     };
     return ctx;

@@ -7,6 +7,7 @@
 // failures become an Error whose .name is "OperationError". No C++ exception leaves a callback.
 #include <node_api.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -86,6 +87,11 @@ double get_double(napi_env env, napi_value v) {
   double d = 0;
   if (napi_get_value_double(env, v, &d) != napi_ok) throw JsError{"TypeError", "expected a number"};
   return d;
+}
+bool get_bool(napi_env env, napi_value v) {
+  bool b = false;
+  if (napi_get_value_bool(env, v, &b) != napi_ok) throw JsError{"TypeError", "expected a boolean"};
+  return b;
 }
 uint32_t array_length(napi_env env, napi_value v) {
   uint32_t n = 0;
@@ -499,12 +505,16 @@ napi_value DestroyGraph(napi_env env, napi_callback_info info) {
   });
 }
 
-// dispatch(graph, [[name, bytes]...], [[name, bytes]...]) -> Promise<undefined>. Inputs by
-// graph input name; outputs by build()'s names. Sizes are checked before queuing.
+// dispatch(graph, [[name, bytes]...], [[name, bytes]...], inline) -> the run's time in ns:
+// a Promise of it, the run on a worker thread, or (inline true) the number itself, the run done
+// on the calling thread before returning (webnn.js runs graphs that take less than a thread
+// hop inline). Inputs by graph input name; outputs by build()'s names. Sizes are checked
+// before anything runs.
 napi_value Dispatch(napi_env env, napi_callback_info info) {
   return guarded(env, [&] {
-    auto a = args_of(env, info, 3);
+    auto a = args_of(env, info, 4);
     Compiled& c = live_graph(env, a[0]);
+    const bool run_inline = type_of(env, a[3]) == napi_boolean && get_bool(env, a[3]);
     auto w = std::make_unique<Work>();
     struct Job {
       std::shared_ptr<runtime::Session> session;
@@ -515,6 +525,7 @@ napi_value Dispatch(napi_env env, napi_callback_info info) {
     auto job = std::make_shared<Job>();
     job->session = c.session;
     auto keep = [&](napi_value v) {
+      if (run_inline) return;  // the caller's buffers outlive a call that returns after the run
       napi_ref r;
       NAPI_OK(napi_create_reference(env, v, 1, &r));
       w->refs.push_back(r);
@@ -567,19 +578,30 @@ napi_value Dispatch(napi_env env, napi_callback_info info) {
       job->outputs[k] = bytes;
     }
     // Two graph outputs may name one operand: the session returns it once per graph output.
-    w->execute = [job] {
+    auto elapsed_ns = std::make_shared<double>(0);
+    w->execute = [job, elapsed_ns] {
+      const auto start = std::chrono::steady_clock::now();
       const auto results = job->session->run(job->inputs);
       for (size_t i = 0; i < job->outputs.size() && i < results.size(); ++i) {
         const Buffer& data = results[i].tensor.data;
         std::memcpy(job->outputs[i].data, data.data(), std::min(data.size(), job->outputs[i].size));
       }
+      *elapsed_ns = double(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now() - start)
+                               .count());
     };
-    w->complete = [](napi_env env) {
-      napi_value u;
-      NAPI_OK(napi_get_undefined(env, &u));
-      return u;
-    };
-    return queue_work(env, std::move(w), "wnn.dispatch");
+    w->complete = [elapsed_ns](napi_env env) { return make_number(env, *elapsed_ns); };
+    if (!run_inline) return queue_work(env, std::move(w), "wnn.dispatch");
+    try {
+      w->execute();
+    } catch (const Error& e) {
+      JsError error = from_wnn(e);
+      error.name = "OperationError";
+      throw error;
+    } catch (const std::exception& e) {
+      throw JsError{"OperationError", e.what()};
+    }
+    return w->complete(env);
   });
 }
 
