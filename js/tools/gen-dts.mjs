@@ -152,9 +152,10 @@ export declare const schemas: WnnOpSchema[];
 export declare const conformance: {
   tolerance(graph: MLGraph, name: string): { metric: 'ULP' | 'ATOL'; value: number };
   toHalf(f32: Float32Array): Uint16Array;
-  tensor(operandJson: string): unknown;
-  compare(dataType: MLOperandDataType, shape: number[], bytes: Uint8Array, expectedJson: string,
-          tol: { metric: 'ULP' | 'ATOL'; value: number }): unknown;
+  tensor(operandJson: string): { dataType: MLOperandDataType; shape: number[]; data: Uint8Array };
+  /** '' when the output matches, else the difference. */
+  compare(dataType: MLOperandDataType, shape: readonly number[], actual: ArrayBufferView, expectedJson: string,
+          tol: { metric: 'ULP' | 'ATOL'; value: number }): string;
 };
 `;
 
