@@ -7,6 +7,7 @@
 // failures become an Error whose .name is "OperationError". No C++ exception leaves a callback.
 #include <node_api.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "wnn/conformance/wpt.h"
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
+#include "wnn/runtime/delegate.h"
 #include "wnn/runtime/session.h"
 
 namespace {
@@ -366,6 +368,23 @@ napi_value Add(napi_env env, napi_callback_info info) {
 
 // ---- compiled graphs ----
 
+// Sessions alive in this process: compiled graphs neither destroyed nor collected, and those a
+// dispatch in flight still holds. Only a diagnostic (liveGraphs() for the GC tests), so one
+// process-wide counter rather than per-environment state.
+std::atomic<int64_t> live_sessions{0};
+
+// A session whose release is counted; the deleter owns the session it frees.
+std::shared_ptr<runtime::Session> counted_session(std::shared_ptr<const Graph> graph,
+                                                  const runtime::SessionOptions& options) {
+  auto session = std::make_shared<runtime::Session>(std::move(graph), options);
+  runtime::Session* raw = session.get();
+  ++live_sessions;
+  return {raw, [owner = std::move(session)](runtime::Session*) mutable {
+            owner.reset();
+            --live_sessions;
+          }};
+}
+
 struct Compiled {
   std::shared_ptr<const Graph> graph;  // as built (before the session's folding)
   std::shared_ptr<runtime::Session> session;
@@ -462,7 +481,7 @@ napi_value Build(napi_env env, napi_callback_info info) {
     compiled->graph = b.graph;
     auto w = std::make_unique<Work>();
     w->execute = [compiled, options] {
-      compiled->session = std::make_shared<runtime::Session>(compiled->graph, options);
+      compiled->session = counted_session(compiled->graph, options);
     };
     w->complete = [compiled](napi_env env) {
       // Outputs in the graph's order with build()'s names.
@@ -602,6 +621,23 @@ napi_value Dispatch(napi_env env, napi_callback_info info) {
       throw JsError{"OperationError", e.what()};
     }
     return w->complete(env);
+  });
+}
+
+napi_value LiveGraphs(napi_env env, napi_callback_info) {
+  return guarded(env, [&] { return make_number(env, double(live_sessions.load())); });
+}
+
+// backends() -> the names setBackend() accepts in this build: "ref", "auto" and each delegate.
+napi_value Backends(napi_env env, napi_callback_info) {
+  return guarded(env, [&] {
+    const auto delegates = runtime::available_delegates();
+    napi_value arr = make_array(env, 2 + delegates.size());
+    NAPI_OK(napi_set_element(env, arr, 0, make_string(env, "ref")));
+    NAPI_OK(napi_set_element(env, arr, 1, make_string(env, "auto")));
+    for (size_t i = 0; i < delegates.size(); ++i)
+      NAPI_OK(napi_set_element(env, arr, uint32_t(2 + i), make_string(env, delegates[i]->name())));
+    return arr;
   });
 }
 
@@ -756,6 +792,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"build", nullptr, Build, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"graphInfo", nullptr, GraphInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"destroyGraph", nullptr, DestroyGraph, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"liveGraphs", nullptr, LiveGraphs, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"backends", nullptr, Backends, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"dispatch", nullptr, Dispatch, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"tolerance", nullptr, ToleranceOf, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wptToHalf", nullptr, WptToHalf, nullptr, nullptr, nullptr, napi_default, nullptr},

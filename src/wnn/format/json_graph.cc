@@ -302,7 +302,7 @@ void read_node(GraphBuilder& b, const json& j, const std::string& where) {
     check(options->is_object(), "{}: \"options\" must be an object", label);
     for (const auto& [key, value] : options->items()) {
       std::string name = key;
-      if (call.op == "cast" && name == "to") name = "type";  // older spelling
+      if (call.op == "cast" && (name == "to" || name == "type")) name = "dataType";  // older
       call.args.push_back({name, raw_from_json(value), fmt::format("{}: options.{}", label, key)});
     }
   }

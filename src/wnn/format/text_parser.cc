@@ -417,8 +417,8 @@ class TextParser {
     if (start.kind == TokenKind::kName && peek(1).is('=')) {
       arg.name = std::string(next().text);
       next();
-      // Older tools write cast(x, to="Float32"); the WebNN name is `type`.
-      if (call.op == "cast" && arg.name == "to") arg.name = "type";
+      // Older tools write cast(x, to="Float32") or (older WebNN) type=; the name is `dataType`.
+      if (call.op == "cast" && (arg.name == "to" || arg.name == "type")) arg.name = "dataType";
       arg.value = parse_value(0);
       call.args.push_back(std::move(arg));
       return;
