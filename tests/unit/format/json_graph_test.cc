@@ -77,7 +77,7 @@ TEST(JsonGraph, WritesTheWebnnGraphJsonShape) {
   EXPECT_EQ(cat["options"]["axis"], 0);
   EXPECT_TRUE(cat["outputs"].is_null());
   EXPECT_EQ(j["nodes"][3]["options"]["minValue"], "-inf");
-  EXPECT_EQ(j["nodes"][4]["options"]["dataType"], "float16");
+  EXPECT_EQ(j["nodes"][4]["options"]["type"], "float16");
   EXPECT_EQ(j["nodes"][5]["outputs"], nlohmann::ordered_json({"p0", "p1"}));
   EXPECT_EQ(j["outputs"]["result"], "result");
 }
