@@ -7,6 +7,7 @@
 
 #include "wnn/kernels/kernel.h"
 #include "wnn/passes/fold_constants.h"
+#include "wnn/passes/frame_strided_conv.h"
 #include "wnn/passes/fuse_gelu.h"
 #include "wnn/passes/fuse_hard_swish.h"
 #include "wnn/runtime/delegate.h"
@@ -27,10 +28,14 @@ ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOp
     plan.graph = std::move(graph);
   }
   if (!delegates.empty()) {
+    // An STFT written as a strided long-filter Conv1d becomes framing and one matmul.
+    auto framed = passes::frame_strided_convs(*plan.graph);
+    if (framed.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(framed.graph));
+    plan.fused_patterns = framed.fused;
     // Written-out gelu becomes one node a delegate runs as one kernel (or a matmul post-op).
     auto gelu = passes::fuse_gelu(*plan.graph);
     if (gelu.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(gelu.graph));
-    plan.fused_patterns = gelu.fused;
+    plan.fused_patterns += gelu.fused;
     // Written-out hardSwish likewise (paddle2onnx, tf2onnx and older PyTorch exports).
     auto hard_swish = passes::fuse_hard_swish(*plan.graph);
     if (hard_swish.fused > 0)
