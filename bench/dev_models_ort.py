@@ -8,8 +8,9 @@ For each model (ONNX from the dev-model cache, see tests/real_models/validate_de
 build its test feed (the dev set's fills), convert it with `wnn convert` (every free dim
 overridden by the feed's size, so both runtimes see the same shapes), then alternate
 tools/ort-reference/bench.js and `wnn bench --backend auto` with the same threads, warm-up and
-runs for --rounds rounds. Prints per round the two medians and their ratio, and per model the
-median of the round medians. Timing is of the run call only; per-run overhead is included on
+runs for --rounds rounds. Prints per round the two medians, their ratio and the two minimums
+(on a loaded machine the minimum shows the kernels, the median also the waits for a core), and
+per model the median of the round medians and of the round minimums. Timing is of the run call only; per-run overhead is included on
 both sides (ORT's through Node's binding).
 """
 
@@ -67,6 +68,11 @@ def prepare(build, model, onnx_path, work):
     return graph, safetensors, input_args
 
 
+def line(name, round_, ort_ms, wnn_ms, ort_min, wnn_min):
+    print(f"{name:24} {round_:>5} {ort_ms:9.3f} {wnn_ms:9.3f} {wnn_ms / ort_ms:8.2f} "
+          f"{ort_min:9.3f} {wnn_min:9.3f} {wnn_min / ort_min:9.2f}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("build", type=pathlib.Path)
@@ -87,7 +93,8 @@ def main():
     threads = str(args.threads)
     print(f"# {args.threads} threads, median of {args.runs} runs after {args.warmup} warm-up, "
           f"{args.rounds} alternating rounds (ORT then wnn)")
-    print(f"{'model':24} {'round':>5} {'ORT ms':>9} {'wnn ms':>9} {'wnn/ORT':>8}")
+    print(f"{'model':24} {'round':>5} {'ORT ms':>9} {'wnn ms':>9} {'wnn/ORT':>8} "
+          f"{'ORT min':>9} {'wnn min':>9} {'min ratio':>9}")
     for name in args.only.split(","):
         model = models[name]
         onnx_path = dev.cache_dir() / model["file"]
@@ -97,15 +104,15 @@ def main():
             o = json.loads(run(["node", "--expose-gc", str(args.ort_dir / "bench.js"), "--model",
                                 str(onnx_path), "--inputs", str(inputs), "--runs",
                                 str(args.runs), "--warmup", str(args.warmup), "--threads",
-                                threads]))["median_ms"]
+                                threads]))
             w = json.loads(run([str(args.build / "wnn"), "bench", str(graph), "--backend", "auto",
                                 "--threads", threads, "--runs", str(args.runs), "--warmup",
-                                str(args.warmup), "--json"] + input_args))["median_ms"]
+                                str(args.warmup), "--json"] + input_args))
             orts.append(o)
             wnns.append(w)
-            print(f"{name:24} {r + 1:5} {o:9.3f} {w:9.3f} {w / o:8.2f}", flush=True)
-        o, w = statistics.median(orts), statistics.median(wnns)
-        print(f"{name:24} {'med':>5} {o:9.3f} {w:9.3f} {w / o:8.2f}", flush=True)
+            line(name, r + 1, o["median_ms"], w["median_ms"], o["min_ms"], w["min_ms"])
+        line(name, "med", *(statistics.median(x[key] for x in runs)
+                            for key in ("median_ms", "min_ms") for runs in (orts, wnns)))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 
 #include "wnn/kernels/kernel.h"
 #include "wnn/passes/fold_constants.h"
+#include "wnn/passes/fold_pad_into_conv.h"
 #include "wnn/passes/frame_strided_conv.h"
 #include "wnn/passes/fuse_gelu.h"
 #include "wnn/passes/fuse_hard_swish.h"
@@ -32,6 +33,10 @@ ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOp
     auto framed = passes::frame_strided_convs(*plan.graph);
     if (framed.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(framed.graph));
     plan.fused_patterns = framed.fused;
+    // A zero pad before a conv (tf2onnx's ZeroPadding2D) becomes the conv's padding.
+    auto pads = passes::fold_pads_into_convs(*plan.graph);
+    if (pads.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(pads.graph));
+    plan.fused_patterns += pads.fused;
     // Written-out gelu becomes one node a delegate runs as one kernel (or a matmul post-op).
     auto gelu = passes::fuse_gelu(*plan.graph);
     if (gelu.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(gelu.graph));
