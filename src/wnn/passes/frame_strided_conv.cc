@@ -49,18 +49,6 @@ std::optional<Framing> match(const Graph& g, const Node& n) {
   return f;
 }
 
-// Names for the values the pass adds, unused in both the source graph and the one being built
-// (nodes copied later keep their source names).
-struct Namer {
-  const Graph& source;
-  GraphBuilder& b;
-  std::string operator()(const std::string& base) const {
-    std::string name = b.unique_name(base);
-    for (int k = 1; source.find(name); ++k) name = b.unique_name(base + "_" + std::to_string(k));
-    return name;
-  }
-};
-
 // The filter [O, 1, 1, K] as the matmul's [K, O] operand.
 Tensor transposed_filter(const Graph& g, const Framing& f) {
   const auto* w = reinterpret_cast<const float*>(g.constant_of(f.filter)->data.data());
@@ -75,31 +63,31 @@ Tensor transposed_filter(const Graph& g, const Framing& f) {
 // frames[n, f, k] = x[n, 0, 0, f * s + k] as [N, F, K]: x as rows of s samples, then the q = K / s
 // whole rows and the first K mod s samples of the next one at each frame, side by side. Rows
 // past the signal's end are zero padding; only taps past K would read them, and none do.
-OperandId frames_of(GraphBuilder& b, const Namer& name, OperandId x, const Framing& f) {
+OperandId frames_of(GraphBuilder& b, const Graph& g, OperandId x, const Framing& f) {
   const int64_t q = f.taps / f.stride, r = f.taps % f.stride;
   const int64_t rows = f.frames + q - (r == 0 ? 1 : 0), used = rows * f.stride;
   if (f.length > used) {
     x = b.add1(OpKind::kSlice, {x, IntList{0, 0, 0, 0}, IntList{f.batch, 1, 1, used}}, {},
-               name("signal"));
+               fresh_name(g, b, "signal"));
   } else if (f.length < used) {
     x = b.add1(OpKind::kPad, {x, IntList{0, 0, 0, 0}, IntList{0, 0, 0, used - f.length}}, {},
-               name("signal"));
+               fresh_name(g, b, "signal"));
   }
-  const OperandId grid =
-      b.add1(OpKind::kReshape, {x, IntList{f.batch, rows, f.stride}}, {}, name("signal_rows"));
+  const OperandId grid = b.add1(OpKind::kReshape, {x, IntList{f.batch, rows, f.stride}}, {},
+                                fresh_name(g, b, "signal_rows"));
   std::vector<OperandId> pieces;
   for (int64_t j = 0; j < q; ++j) {
     pieces.push_back(b.add1(OpKind::kSlice,
                             {grid, IntList{0, j, 0}, IntList{f.batch, f.frames, f.stride}}, {},
-                            name("frame_part")));
+                            fresh_name(g, b, "frame_part")));
   }
   if (r > 0) {
     pieces.push_back(b.add1(OpKind::kSlice, {grid, IntList{0, q, 0}, IntList{f.batch, f.frames, r}},
-                            {}, name("frame_part")));
+                            {}, fresh_name(g, b, "frame_part")));
   }
-  return pieces.size() == 1
-             ? pieces[0]
-             : b.add1(OpKind::kConcat, {RawValue(pieces), int64_t(2)}, {}, name("frames"));
+  return pieces.size() == 1 ? pieces[0]
+                            : b.add1(OpKind::kConcat, {RawValue(pieces), int64_t(2)}, {},
+                                     fresh_name(g, b, "frames"));
 }
 
 // The value `id` reshapes (through any chain of reshapes): convs whose inputs are reshapes of
@@ -139,7 +127,7 @@ StridedConvFraming frame_strided_convs(const Graph& graph) {
   for (OperandId out : g.outputs()) needed[out.index] = true;
   GraphBuilder b(result.graph);
   std::vector<OperandId> map = copy_inputs_and_constants(g, needed, b);
-  const Namer fresh{g, b};
+  const auto fresh = [&](const std::string& base) { return fresh_name(g, b, base); };
   std::map<std::tuple<uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t>, OperandId> frames;
   for (size_t n = 0; n < g.nodes().size(); ++n) {
     const Node& node = g.nodes()[n];
@@ -152,8 +140,7 @@ StridedConvFraming frame_strided_convs(const Graph& graph) {
     const auto key =
         std::tuple(reshaped_source(g, f.input), f.batch, f.length, f.stride, f.taps, f.frames);
     auto it = frames.find(key);
-    if (it == frames.end())
-      it = frames.emplace(key, frames_of(b, fresh, map[f.input.index], f)).first;
+    if (it == frames.end()) it = frames.emplace(key, frames_of(b, g, map[f.input.index], f)).first;
     const std::string name = g.name_of(node.outputs[0]);
     const OperandId w = b.constant(fresh(name + "_filter_kxo"), transposed_filter(g, f));
     OperandId y = b.add1(OpKind::kMatmul, {it->second, w}, {}, fresh(name + "_frames_by_filter"));

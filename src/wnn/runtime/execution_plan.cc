@@ -6,6 +6,7 @@
 #include <map>
 
 #include "wnn/kernels/kernel.h"
+#include "wnn/passes/cancel_transposes.h"
 #include "wnn/passes/fold_constants.h"
 #include "wnn/passes/fold_pad_into_conv.h"
 #include "wnn/passes/frame_strided_conv.h"
@@ -29,10 +30,15 @@ ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOp
     plan.graph = std::move(graph);
   }
   if (!delegates.empty()) {
+    // Inverse transposes around elementwise chains (tf2onnx's NHWC wrappers) cancel.
+    auto transposes = passes::cancel_transposes(*plan.graph);
+    if (transposes.fused > 0)
+      plan.graph = std::make_shared<const Graph>(std::move(transposes.graph));
+    plan.fused_patterns = transposes.fused;
     // An STFT written as a strided long-filter Conv1d becomes framing and one matmul.
     auto framed = passes::frame_strided_convs(*plan.graph);
     if (framed.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(framed.graph));
-    plan.fused_patterns = framed.fused;
+    plan.fused_patterns += framed.fused;
     // A zero pad before a conv (tf2onnx's ZeroPadding2D) becomes the conv's padding.
     auto pads = passes::fold_pads_into_convs(*plan.graph);
     if (pads.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(pads.graph));
