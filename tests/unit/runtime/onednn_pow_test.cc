@@ -1,6 +1,6 @@
 // pow on oneDNN: a constant exponent 2 (an STFT's |X|^2 in PyTorch exports) runs in the region
-// as eltwise_square, equal to x * x; any other exponent, a computed one, or a broadcasting base
-// stays on the reference kernels with the reason.
+// as eltwise_square, equal to x * x; any other exponent, a computed or many-element one (also
+// all 2s), or a base the exponent broadcasts stays on the reference kernels with the reason.
 #include <gtest/gtest.h>
 
 #include "seeded_tensor.h"
@@ -53,9 +53,9 @@ TEST(OnednnPow, SquareRunsInTheRegionAsXTimesX) {
 }
 
 TEST(OnednnPow, OtherExponentsStayOnReference) {
-  for (const auto& g :
-       {pow_graph({}, 3), pow_graph({}, 0.5f), pow_graph({}, -2),
-        pow_graph({2}, 2, false, {3, 5, 2}), pow_graph({}, 2, true), pow_graph({3, 5, 7}, 2)}) {
+  for (const auto& g : {pow_graph({}, 3), pow_graph({}, 0.5f), pow_graph({}, -2),
+                        pow_graph({2}, 2, false, {3, 5, 2}), pow_graph({}, 2, true),
+                        pow_graph({3, 5, 7}, 2), pow_graph({5, 7}, 2, false, {5, 1})}) {
     const Session s(g, {"onednn", 1, true, false});
     const auto& part = s.execution_plan().partition;
     EXPECT_LT(part.region_of[1], 0);
