@@ -60,7 +60,7 @@ Tensor transposed_filter(const Graph& g, const Framing& f) {
   return t;
 }
 
-// frames[n, f, k] = x[n, 0, 0, f * s + k] as [N, F, K]: x as rows of s samples, then the q = K / s
+// frames[n, f, k] = x[n, 0, 0, f * s + k] as [N * F, K]: x as rows of s samples, then the q = K / s
 // whole rows and the first K mod s samples of the next one at each frame, side by side. Rows
 // past the signal's end are zero padding; only taps past K would read them, and none do.
 OperandId frames_of(GraphBuilder& b, const Graph& g, OperandId x, const Framing& f) {
@@ -85,9 +85,13 @@ OperandId frames_of(GraphBuilder& b, const Graph& g, OperandId x, const Framing&
     pieces.push_back(b.add1(OpKind::kSlice, {grid, IntList{0, q, 0}, IntList{f.batch, f.frames, r}},
                             {}, fresh_name(g, b, "frame_part")));
   }
-  return pieces.size() == 1 ? pieces[0]
-                            : b.add1(OpKind::kConcat, {RawValue(pieces), int64_t(2)}, {},
-                                     fresh_name(g, b, "frames"));
+  const OperandId frames =
+      pieces.size() == 1
+          ? pieces[0]
+          : b.add1(OpKind::kConcat, {RawValue(pieces), int64_t(2)}, {}, fresh_name(g, b, "frames"));
+  // As one [N * F, K] matrix: XNNPACK's matmul takes 2-D operands only.
+  return b.add1(OpKind::kReshape, {frames, IntList{f.batch * f.frames, f.taps}}, {},
+                fresh_name(g, b, "frame_rows"));
 }
 
 // The value `id` reshapes (through any chain of reshapes): convs whose inputs are reshapes of
@@ -143,8 +147,11 @@ StridedConvFraming frame_strided_convs(const Graph& graph) {
     if (it == frames.end()) it = frames.emplace(key, frames_of(b, g, map[f.input.index], f)).first;
     const std::string name = g.name_of(node.outputs[0]);
     const OperandId w = b.constant(fresh(name + "_filter_kxo"), transposed_filter(g, f));
+    // [N * F, O], then [N, F, O] and [N, O, 1, F].
     OperandId y = b.add1(OpKind::kMatmul, {it->second, w}, {}, fresh(name + "_frames_by_filter"));
     if (f.bias) y = b.add1(OpKind::kAdd, {y, map[f.bias->index]}, {}, fresh(name + "_biased"));
+    y = b.add1(OpKind::kReshape, {y, IntList{f.batch, f.frames, f.out_channels}}, {},
+               fresh(name + "_fo"));
     y = b.add1(OpKind::kTranspose, {y}, {{"permutation", IntList{0, 2, 1}}}, fresh(name + "_ocf"));
     map[node.outputs[0].index] =
         b.add1(OpKind::kReshape, {y, IntList{f.batch, f.out_channels, 1, f.frames}}, {}, name);

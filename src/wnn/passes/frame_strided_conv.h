@@ -1,7 +1,7 @@
 // A strided 1-D conv of one input channel with a long filter (an STFT written as Conv1d, as
 // PyTorch audio front ends export it) rewritten as framing plus one matmul:
 //   frames[n, f, k] = x[n, f * s + k]     (reshape to rows of s samples, slices, concat)
-//   y[n, o, f] = sum_k frames[n, f, k] * w[o, k]     (matmul by the filter as [K, O])
+//   y[n, o, f] = sum_k frames[n, f, k] * w[o, k]     (a 2-D matmul [N*F, K] x [K, O])
 // A direct conv kernel gets one input channel and a K-tap stride-s window per output, which
 // oneDNN's and XNNPACK's conv kernels run far below their gemm speed; the matmul is one gemm.
 #pragma once

@@ -1,8 +1,9 @@
 // The strided long-filter conv pass (an STFT as Conv1d): the rewritten graph computes what the
 // conv computes, for each way the signal meets the frames (a tail sliced off, zero padding past
 // the end, a filter shorter than the stride, the mel front end's exact fit), convs reading
-// reshapes of one signal share their frames, a session runs matmuls and no conv, and look-alikes
-// (stride 1, a short filter, two channels, padding, dilation, a computed filter, NHWC) stay.
+// reshapes of one signal share their frames, a session runs matmuls (on either delegate) and no
+// conv, and look-alikes (stride 1, a short filter, two channels, padding, dilation, a computed
+// filter, NHWC) stay.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -106,6 +107,17 @@ TEST(FrameStridedConv, SessionRunsMatmulsAndMatchesReference) {
   EXPECT_EQ(count(*s.execution_plan().graph, OpKind::kMatmul), 2u);
   expect_close(s.run(std::vector<NamedView>{{"x", x.view()}}), run_ref(g, x));
   testing::expect_same_as_reference(g, {{"x", x.view()}});
+  // Both delegates take the matmuls (XNNPACK's only 2-D), none is left to the reference kernels.
+  for (const char* backend : {"onednn", "xnnpack"}) {
+    const Session d(g, {backend, 1, true, false});
+    const auto& plan = d.execution_plan();
+    for (size_t n = 0; n < plan.graph->nodes().size(); ++n) {
+      if (plan.graph->nodes()[n].op() == OpKind::kMatmul)
+        EXPECT_GE(plan.partition.region_of[n], 0)
+            << backend << ": " << plan.partition.ref_reason[n];
+    }
+    expect_close(d.run(std::vector<NamedView>{{"x", x.view()}}), run_ref(g, x));
+  }
 }
 
 TEST(FrameStridedConv, LookAlikesAreLeftAlone) {
