@@ -1,5 +1,7 @@
 // `wnn partition GRAPH`: how a graph would run. Prints each delegate region (delegate, ops,
 // boundary sizes) and every node left on the reference kernels with its reason.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -37,9 +39,12 @@ int run_partition(Args& args) {
                         {"fold", options.fold},
                         {"folded_nodes", plan.folded_nodes},
                         {"fold_skipped", plan.fold_skipped},
+                        {"fused_patterns", plan.fused_patterns},
                         {"nodes", g.nodes().size()},
                         {"reference_nodes", on_ref},
                         {"slow_kernels_refused", plan.slow_refused}};
+    j["patterns"] = nlohmann::json::object();
+    for (const auto& c : plan.pattern_counts) j["patterns"][std::string(c.pattern)] = c.replaced;
     j["regions"] = nlohmann::json::array();
     for (const auto& r : p.regions) {
       nlohmann::json ops = nlohmann::json::array();
@@ -64,6 +69,14 @@ int run_partition(Args& args) {
   std::printf("%zu nodes (%zu folded into constants), %zu regions, %zu on the reference kernels\n",
               g.nodes().size(), plan.folded_nodes, p.regions.size(), on_ref);
   for (const auto& s : plan.fold_skipped) std::printf("not folded: %s\n", s.c_str());
+  if (plan.fused_patterns > 0) {
+    std::string list;
+    for (const auto& c : plan.pattern_counts) {
+      if (c.replaced > 0)
+        list += (list.empty() ? "" : ", ") + fmt::format("{} x{}", c.pattern, c.replaced);
+    }
+    std::printf("written-out patterns replaced by one node: %s\n", list.c_str());
+  }
   for (size_t i = 0; i < p.regions.size(); ++i) {
     const auto& r = p.regions[i];
     std::printf("region %zu on %s: %zu nodes (%s)\n", i, r.delegate.c_str(), r.nodes.size(),
@@ -84,9 +97,11 @@ const CommandRegistration registration{{
     "partition",
     "show which delegate runs each part of a graph, and why the rest does not",
     "usage: wnn partition GRAPH [--backend NAME] [--no-fold] [--weights PATH] [--json]\n\n"
-    "Folds parameter-only subgraphs (unless --no-fold), asks each selected delegate, node by\n"
-    "node, whether it runs it, and prints the resulting regions (delegate, ops, boundary\n"
-    "operands) and every node left on the reference kernels with each delegate's reason.\n"
+    "Folds parameter-only subgraphs (unless --no-fold), replaces written-out patterns (gelu,\n"
+    "hardSwish, softmax, layer and instance normalization) by their one op, asks each\n"
+    "selected delegate, node by node, whether it runs it, and prints the resulting regions\n"
+    "(delegate, ops, boundary operands) and every node left on the reference kernels with\n"
+    "each delegate's reason.\n"
     "Each region is compiled: a node whose kernel would be a slow path (one of oneDNN's\n"
     "reference implementations, ref:any) is refused with that reason and the graph\n"
     "partitioned again.\n\n"

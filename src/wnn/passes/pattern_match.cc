@@ -1,5 +1,6 @@
 #include "wnn/passes/pattern_match.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -44,15 +45,36 @@ OperandId other(const Node& n, OperandId value) {
   return n.inputs[0] == value ? n.inputs[1] : n.inputs[0];
 }
 
-Graph replace_with_unary(const Graph& g, const std::vector<int64_t>& fate, OpKind op) {
+std::vector<std::vector<uint32_t>> readers_of(const Graph& g) {
+  std::vector<std::vector<uint32_t>> r(g.operands().size());
+  for (size_t n = 0; n < g.nodes().size(); ++n) {
+    for (OperandId in : g.nodes()[n].inputs) r[in.index].push_back(uint32_t(n));
+  }
+  return r;
+}
+
+std::vector<int64_t> reduced_axes(const Graph& g, const Node& n) {
+  std::vector<int64_t> axes;
+  if (n.attrs.has("axes")) {
+    axes = n.attrs.get_ints("axes");
+  } else {
+    for (size_t i = 0; i < g.desc(n.inputs[0]).shape.size(); ++i) axes.push_back(int64_t(i));
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+Graph replace_patterns(const Graph& g, const std::vector<bool>& dropped,
+                       const std::map<size_t, Replacement>& replaced) {
   const size_t num_nodes = g.nodes().size();
   // Operands the rebuilt graph still reads.
   std::vector<bool> needed(g.operands().size(), false);
   for (size_t n = 0; n < num_nodes; ++n) {
-    if (fate[n] == -1) {
+    if (dropped[n]) continue;
+    if (const auto it = replaced.find(n); it != replaced.end()) {
+      for (OperandId in : it->second.reads) needed[in.index] = true;
+    } else {
       for (OperandId in : g.nodes()[n].inputs) needed[in.index] = true;
-    } else if (fate[n] >= 0) {
-      needed[size_t(fate[n])] = true;
     }
   }
   for (OperandId out : g.outputs()) needed[out.index] = true;
@@ -60,12 +82,12 @@ Graph replace_with_unary(const Graph& g, const std::vector<int64_t>& fate, OpKin
   Graph result;
   GraphBuilder b(result);
   std::vector<OperandId> map = copy_inputs_and_constants(g, needed, b);
+  const std::function<OperandId(OperandId)> mapped = [&](OperandId id) { return map[id.index]; };
   for (size_t n = 0; n < num_nodes; ++n) {
     const Node& node = g.nodes()[n];
-    if (fate[n] == -2) continue;
-    if (fate[n] >= 0) {
-      map[node.outputs[0].index] =
-          b.add1(op, {map[size_t(fate[n])]}, {}, g.name_of(node.outputs[0]));
+    if (dropped[n]) continue;
+    if (const auto it = replaced.find(n); it != replaced.end()) {
+      map[node.outputs[0].index] = it->second.emit(b, mapped, g.name_of(node.outputs[0]));
       continue;
     }
     const auto outs = copy_node(g, node, map, b);
@@ -73,6 +95,20 @@ Graph replace_with_unary(const Graph& g, const std::vector<int64_t>& fate, OpKin
   }
   for (OperandId o : g.outputs()) b.output(map[o.index]);
   return result;
+}
+
+Graph replace_with_unary(const Graph& g, const std::vector<int64_t>& fate, OpKind op) {
+  std::vector<bool> dropped(fate.size(), false);
+  std::map<size_t, Replacement> replaced;
+  for (size_t n = 0; n < fate.size(); ++n) {
+    dropped[n] = fate[n] == -2;
+    if (fate[n] < 0) continue;
+    const OperandId x{uint32_t(fate[n])};
+    replaced[n] = {{x}, [x, op](GraphBuilder& b, const auto& map, const std::string& name) {
+                     return b.add1(op, {map(x)}, {}, name);
+                   }};
+  }
+  return replace_patterns(g, dropped, replaced);
 }
 
 }  // namespace wnn::passes

@@ -4,8 +4,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <vector>
+
+#include "wnn/core/builder.h"
 
 #include "wnn/core/graph.h"
 
@@ -37,6 +41,29 @@ const Node* sole_reader(const Graph& g, const Uses& u, OperandId value, OpKind o
 
 // For a binary node reading `value`, its other operand.
 OperandId other(const Node& n, OperandId value);
+
+// Per operand, every node reading it, in node order (a node reading twice is listed twice).
+// Graph outputs are not readers: check them with Uses or Graph::is_output.
+std::vector<std::vector<uint32_t>> readers_of(const Graph& g);
+
+// The axes a reduction node reduces (its resolved "axes", all of them when absent), sorted.
+std::vector<int64_t> reduced_axes(const Graph& g, const Node& n);
+
+// What one pattern becomes: `emit` adds the nodes computing the pattern's result to `b`, reading
+// only the source operands listed in `reads` (mapped to the rebuilt graph through `map`), and
+// names its result `name` (the name of the pattern's last value).
+struct Replacement {
+  std::vector<OperandId> reads;
+  std::function<OperandId(GraphBuilder& b, const std::function<OperandId(OperandId)>& map,
+                          const std::string& name)>
+      emit;
+};
+
+// `g` rebuilt with patterns replaced: the nodes marked in `dropped` go, and each node keyed in
+// `replaced` (its single output is the pattern's result) becomes its replacement, emitted where
+// the node was. Deterministic.
+Graph replace_patterns(const Graph& g, const std::vector<bool>& dropped,
+                       const std::map<size_t, Replacement>& replaced);
 
 // `g` rebuilt with patterns replaced: per node, `fate` is -1 (kept), -2 (dropped: inside a
 // pattern) or the index of the operand x that the pattern computes `op(x)` of; that node

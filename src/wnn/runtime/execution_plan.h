@@ -1,5 +1,6 @@
-// What a session will execute: the graph after folding parameter-only subgraphs, and its
-// partition among the selected delegates. `wnn partition` prints this; Session compiles it.
+// What a session will execute: the graph after folding parameter-only subgraphs and
+// canonicalizing written-out patterns, and its partition among the selected delegates.
+// `wnn partition` prints this; Session compiles it.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "wnn/core/graph.h"
+#include "wnn/passes/canonicalize.h"
 #include "wnn/passes/partition.h"
 
 namespace wnn::runtime {
@@ -24,7 +26,8 @@ struct ExecutionPlan {
   size_t slow_refused = 0;  // nodes refused that way (their reasons are in ref_reason)
   bool delegated = false;   // a delegate was selected (backend other than ref)
   size_t folded_nodes = 0;
-  size_t fused_patterns = 0;  // written-out gelu and hardSwish replaced by one node (passes/)
+  size_t fused_patterns = 0;  // written-out patterns replaced by one node (passes/canonicalize)
+  std::vector<passes::PatternCount> pattern_counts;  // per pattern, when a delegate was selected
   std::vector<std::string> fold_skipped;
 };
 

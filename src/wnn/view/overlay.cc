@@ -62,7 +62,7 @@ Overlay partition_overlay(const Graph& g, const runtime::ExecutionPlan& plan) {
       m = {"part-fused",
            {{"runs",
              "inside a fused node: a pass replaced it and its neighbours with one node "
-             "(passes/fuse_gelu, passes/fuse_hard_swish)"}}};
+             "(passes/canonicalize)"}}};
       fused = true;
     } else {
       const uint32_t en = executed.operand(*id).producer;

@@ -1,0 +1,33 @@
+// One canonical form before partitioning: the activations and normalizations exporters write
+// out as several nodes become the one WebNN op that computes them (gelu, hardSwish,
+// softmax, layerNormalization, instanceNormalization), so every delegate sees one form and
+// runs it as one kernel. docs/delegates.md ("Written-out patterns") lists each pattern, the
+// exporters that write it, the look-alikes left alone, and the forms kept on purpose.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wnn/core/graph.h"
+
+namespace wnn::passes {
+
+struct PatternCount {
+  std::string_view pattern;  // "gelu", "hardSwish", ...: the op the pattern becomes
+  size_t replaced = 0;
+};
+
+struct Canonical {
+  Graph graph;                       // a copy of the input when nothing matched
+  std::vector<PatternCount> counts;  // one entry per pattern pass, in table order
+  size_t replaced() const;           // all patterns replaced
+};
+
+// Runs the pattern passes, in table order, until a full round replaces nothing. No pass
+// creates what another pass matches (each replaces its pattern by one op none of them reads
+// as a pattern node), so the second round finds nothing; the loop is what proves it.
+// Deterministic.
+Canonical canonicalize(const Graph& graph);
+
+}  // namespace wnn::passes
