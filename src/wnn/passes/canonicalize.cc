@@ -1,6 +1,7 @@
 #include "wnn/passes/canonicalize.h"
 
 #include "wnn/passes/fuse_gelu.h"
+#include "wnn/passes/fuse_hard_sigmoid.h"
 #include "wnn/passes/fuse_hard_swish.h"
 #include "wnn/passes/fuse_normalization.h"
 #include "wnn/passes/fuse_softmax.h"
@@ -16,6 +17,9 @@ struct PatternPass {
 
 constexpr PatternPass kPasses[] = {
     {"gelu", fuse_gelu},
+    // Before hardSwish: x * clamp(x / 6 + 0.5, 0, 1) becomes x * hardSigmoid(x, 1/6, 0.5), which
+    // fuse_hard_swish reads in its next run.
+    {"hardSigmoid", fuse_hard_sigmoid},
     {"hardSwish", fuse_hard_swish},
     {"softmax", fuse_softmax},
     {"normalization", fuse_normalization},

@@ -1,7 +1,7 @@
 // One canonical form before partitioning: the activations and normalizations exporters write
-// out as several nodes become the one WebNN op that computes them (gelu, hardSwish,
-// softmax, layerNormalization, instanceNormalization), so every delegate sees one form and
-// runs it as one kernel. docs/delegates.md ("Written-out patterns") lists each pattern, the
+// out as several nodes become the one WebNN op that computes them (gelu, hardSigmoid,
+// hardSwish, softmax, layerNormalization, instanceNormalization), so every delegate sees one form
+// and runs it as one kernel. docs/delegates.md ("Written-out patterns") lists each pattern, the
 // exporters that write it, the look-alikes left alone, and the forms kept on purpose.
 #pragma once
 
@@ -24,10 +24,10 @@ struct Canonical {
   size_t replaced() const;           // all patterns replaced
 };
 
-// Runs the pattern passes, in table order, until a full round replaces nothing. No pass
-// creates what another pass matches (each replaces its pattern by one op none of them reads
-// as a pattern node), so the second round finds nothing; the loop is what proves it.
-// Deterministic.
+// Runs the pattern passes, in table order, until a full round replaces nothing. One pass
+// feeds another: fuse_hard_sigmoid's node is what fuse_hard_swish reads in x * hardSigmoid(x),
+// and it runs first, so a round usually finishes the job and the next finds nothing; the loop
+// makes the result independent of that order. Deterministic.
 Canonical canonicalize(const Graph& graph);
 
 }  // namespace wnn::passes

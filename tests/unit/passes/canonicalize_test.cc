@@ -92,6 +92,28 @@ TEST(Canonicalize, CanonicalGraphIsAFixpoint) {
   EXPECT_EQ(twice.graph.nodes().size(), once.graph.nodes().size());
 }
 
+// x * clamp(x / 6 + 0.5, 0, 1): fuse_hard_sigmoid makes the gate one node, and only then does
+// fuse_hard_swish see x * hardSigmoid(x, 1/6, 0.5): one pass feeds the next.
+TEST(Canonicalize, WrittenOutHardSigmoidGateBecomesHardSwish) {
+  Graph g;
+  GraphBuilder b(g);
+  const auto in = b.input("in", {DataType::kFloat32, {2, 9}});
+  const auto x = b.add1(OpKind::kTanh, {in}, {}, "x");
+  const auto gate =
+      b.add1(OpKind::kClamp,
+             {b.add1(OpKind::kAdd, {b.add1(OpKind::kDiv, {x, b.constant("six", filled({}, 6))}),
+                                    b.constant("half", filled({}, 0.5f))})},
+             {{"minValue", 0.0}, {"maxValue", 1.0}});
+  b.output(b.add1(OpKind::kMul, {x, gate}, {}, "y"));
+  const Canonical c = canonicalize(g);
+  EXPECT_EQ(count_of(c, "hardSigmoid"), 1u);
+  EXPECT_EQ(count_of(c, "hardSwish"), 1u);
+  ASSERT_EQ(c.graph.nodes().size(), 2u);
+  EXPECT_EQ(c.graph.nodes()[1].op(), OpKind::kHardSwish);
+  const std::map<std::string, Tensor> in_values = {{"in", seeded({2, 9}, 4, -4, 4)}};
+  EXPECT_LE(max_abs_difference(evaluate(g, in_values)[0], evaluate(c.graph, in_values)[0]), 1e-6);
+}
+
 TEST(Canonicalize, GraphWithoutPatternsIsUnchanged) {
   Graph g;
   GraphBuilder b(g);
@@ -101,7 +123,7 @@ TEST(Canonicalize, GraphWithoutPatternsIsUnchanged) {
   b.output(b.add1(OpKind::kMul, {e, b.add1(OpKind::kSigmoid, {x})}, {}, "silu_like"));
   const Canonical c = canonicalize(g);
   EXPECT_EQ(c.replaced(), 0u);
-  ASSERT_EQ(c.counts.size(), 4u);
+  ASSERT_EQ(c.counts.size(), 5u);
   ASSERT_EQ(c.graph.nodes().size(), g.nodes().size());
 }
 
