@@ -14,6 +14,7 @@
 #include "wnn/core/builder.h"
 #include "wnn/core/graph.h"
 #include "wnn/kernels/kernel.h"
+#include "wnn/passes/pattern_match.h"
 
 namespace wnn::passes::testing {
 
@@ -63,6 +64,16 @@ inline double max_abs_difference(const Tensor& a, const Tensor& b) {
     d = std::max(d, double(std::abs(a.view().as<float>()[i] - b.view().as<float>()[i])));
   }
   return d;
+}
+
+// `pass` leaves `original` as it was: nothing replaced, the same ops in the same order.
+template <typename Pass>
+void expect_unchanged_by(Pass pass, const Graph& original) {
+  const auto r = pass(original);
+  EXPECT_EQ(r.fused, 0u);
+  ASSERT_EQ(r.graph.nodes().size(), original.nodes().size());
+  for (size_t n = 0; n < original.nodes().size(); ++n)
+    EXPECT_EQ(r.graph.nodes()[n].op(), original.nodes()[n].op()) << n;
 }
 
 inline size_t count_ops(const Graph& g, OpKind op) {
