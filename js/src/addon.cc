@@ -18,6 +18,7 @@
 #include "wnn/conformance/wpt.h"
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
+#include "wnn/core/names.h"
 #include "wnn/runtime/session.h"
 
 namespace {
@@ -723,6 +724,34 @@ napi_value WptCompare(napi_env env, napi_callback_info info) {
   });
 }
 
+// ---- the .webnn name grammar, for js/loader's agreement test (not part of navigator.ml) ----
+
+// nameTokenLength(Uint8Array) -> the length in bytes of the name token the .webnn lexer reads at
+// the start of the UTF-8 bytes (wnn::name_token_length), 0 when none starts there.
+napi_value NameTokenLength(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 1);
+    const Bytes b = view_bytes(env, a[0]);
+    return make_number(
+        env,
+        double(name_token_length(std::string_view(reinterpret_cast<const char*>(b.data), b.size))));
+  });
+}
+
+// isValidOperandName(Uint8Array) -> whether the text form can write the UTF-8 bytes as one name
+// (wnn::is_valid_operand_name: one whole name token that is not a reserved word).
+napi_value IsValidOperandName(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 1);
+    const Bytes b = view_bytes(env, a[0]);
+    napi_value v;
+    NAPI_OK(napi_get_boolean(
+        env, is_valid_operand_name(std::string_view(reinterpret_cast<const char*>(b.data), b.size)),
+        &v));
+    return v;
+  });
+}
+
 napi_value Init(napi_env env, napi_value exports) {
   const napi_property_descriptor props[] = {
       {"schemas", nullptr, Schemas, nullptr, nullptr, nullptr, napi_default, nullptr},
@@ -739,6 +768,10 @@ napi_value Init(napi_env env, napi_value exports) {
       {"wptToHalf", nullptr, WptToHalf, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wptTensor", nullptr, WptTensor, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wptCompare", nullptr, WptCompare, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"isValidOperandName", nullptr, IsValidOperandName, nullptr, nullptr, nullptr, napi_default,
+       nullptr},
+      {"nameTokenLength", nullptr, NameTokenLength, nullptr, nullptr, nullptr, napi_default,
+       nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;
