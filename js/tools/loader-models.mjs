@@ -7,9 +7,11 @@
 // agree within atol + rtol * |expected| (float32 1e-5 + 1e-4, float16 1e-3 + 1e-2; integers exact).
 //
 // As a script (make js-models-test):
-//   node js/tools/loader-models.mjs --wnn build/wnn [--zoo DIR [--export all|LIST]] [--dev]
-//        [--models a,b] [--backends auto,ref]
-// prints one line per model and backend, then `N matched, N failed, N skipped`.
+//   node js/tools/loader-models.mjs --wnn build/wnn [--zoo DIR [--export all|default|LIST]] [--dev]
+//        [--models a,b] [--backends auto,ref] [--prepare]
+// prints one line per model and backend, then `N matched, N failed, N skipped`. --export
+// exports the listed (or all) zoo models missing from --zoo; --dev fetches the dev set;
+// --prepare only does those two (the CTest fixture of js/test/loader-models.test.mjs).
 // Environment: WNN_NODE_ADDON (the addon), WNN_SHARED_MODELS, WNN_DEV_MODELS (the dev set).
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
@@ -230,7 +232,7 @@ export async function checkModel(wnn, model, pair, backend) {
 }
 
 function parseArgs(argv) {
-  const a = { wnn: path.join(SOURCE, 'build', 'wnn'), zoo: null, export: null, dev: false, models: null, backends: ['auto'], work: null };
+  const a = { wnn: path.join(SOURCE, 'build', 'wnn'), zoo: null, export: null, dev: false, models: null, backends: ['auto'], work: null, prepare: false };
   for (let i = 0; i < argv.length; ++i) {
     const v = () => argv[++i];
     switch (argv[i]) {
@@ -241,6 +243,7 @@ function parseArgs(argv) {
       case '--models': a.models = v().split(','); break;
       case '--backends': a.backends = v().split(','); break;
       case '--work': a.work = v(); break;
+      case '--prepare': a.prepare = true; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
   }
@@ -255,7 +258,7 @@ async function main() {
     if (a.export === 'all') {
       names = execFileSync('/usr/bin/python3', [path.join(SOURCE, 'tests/models/make_models.py'), '--list'], { encoding: 'utf8' })
         .split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
-    } else if (a.export) {
+    } else if (a.export && a.export !== 'default') {
       names = a.export.split(',');
     }
     if (a.models) names = names.filter((n) => a.models.includes(n));
@@ -271,6 +274,12 @@ async function main() {
     if (!shared) throw new Error('the dev set was not found: set WNN_SHARED_MODELS');
     execFileSync('bash', [path.join(shared, 'fetch.sh'), '-o', devModelsDir()], { stdio: 'ignore' });
     models.push(...devModels(shared).filter((m) => !a.models || a.models.includes(m.name)));
+  }
+  if (a.prepare) {
+    const absent = models.filter((m) => !fs.existsSync(m.onnx));
+    for (const m of absent) console.error(`absent after exporting and fetching: ${m.onnx}`);
+    process.exitCode = absent.length ? 1 : 0;
+    return;
   }
   const work = a.work || fs.mkdtempSync(path.join(os.tmpdir(), 'wnn-loader-models-'));
   let matched = 0, failed = 0, skipped = 0, maxAbs = 0;
