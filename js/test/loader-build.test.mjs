@@ -227,3 +227,10 @@ test('Safetensors: malformed files give one clear message', () => {
   assert.deepEqual([...ambiguous.load('x_.y', { dataType: 'uint8', shape: [1] })], [2]);
   assert.throws(() => ambiguous.load('x._y', { dataType: 'uint8', shape: [1] }), /matches 'x::y' and 'x_\.y' after rewriting/);
 });
+
+test('64-bit integers beyond 2^53 reach the builder exactly (as BigInt)', async () => {
+  const g = `webnn_graph "b" v1 { inputs { x: i64[3]; }
+    nodes { y = clamp(x, minValue=-9007199254740993, maxValue=9007199254740995); } outputs { y; } }`;
+  const { out } = await run(g, null, { x: new BigInt64Array([-9007199254740999n, 5n, 9007199254741001n]) });
+  assert.deepEqual([...new BigInt64Array(out.y)], [-9007199254740993n, 5n, 9007199254740995n]);
+});
