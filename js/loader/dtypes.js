@@ -67,7 +67,7 @@ export function toHalfBits(value) {
   return sign | h;
 }
 
-// A number or BigInt from half bits.
+// The number that half bits hold.
 export function fromHalfBits(h) {
   const sign = h & 0x8000 ? -1 : 1;
   const e = (h >> 10) & 0x1f;

@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadGraph, parseGraph } from '../loader/index.js';
+import { fromHalfBits } from '../loader/dtypes.js';
 import { npy, readNpy } from '../test/loader-helpers.mjs';
 
 const require = createRequire(import.meta.url);
@@ -125,10 +126,7 @@ function numbers(dataType, bytes) {
   const b = bytes.byteOffset % 8 ? bytes.slice() : bytes;
   if (dataType === 'float16') {
     const h = new Uint16Array(b.buffer, b.byteOffset, b.byteLength / 2);
-    return Array.from(h, (x) => {
-      const s = x & 0x8000 ? -1 : 1, e = (x >> 10) & 0x1f, m = x & 0x3ff;
-      return e === 0 ? s * m * 2 ** -24 : e === 31 ? (m ? NaN : s * Infinity) : s * (1 + m / 1024) * 2 ** (e - 15);
-    });
+    return Array.from(h, fromHalfBits);
   }
   const T = TYPED[dataType];
   return Array.from(new T(b.buffer, b.byteOffset, b.byteLength / T.BYTES_PER_ELEMENT), Number);
