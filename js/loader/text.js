@@ -111,7 +111,7 @@ export function tokenize(bytes, file) {
         const esc = { 0x22: 0x22, 0x5c: 0x5c, 0x6e: 0x0a, 0x74: 0x09 }[e];
         if (esc === undefined) {
           --pos;
-          errorHere(pos + 1 >= bytes.length ? 'unterminated string'
+          errorHere(e === 0 ? 'unterminated string'
             : `unknown escape '\\${String.fromCharCode(e)}' in string`);
         }
         parts.push(Uint8Array.of(esc));
