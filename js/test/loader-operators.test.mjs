@@ -18,3 +18,9 @@ test('operators.js matches the addon\'s operator table', () => {
   assert.deepEqual(OPERATORS.conv2d.args.map((a) => a.kind), ['operand', 'operand']);
   assert.ok(OPERATORS.conv2d.options.some((o) => o.name === 'bias' && o.kind === 'operand'));
 });
+
+test('the loader\'s data types are wnn\'s, in the same order', async () => {
+  const { DATA_TYPES } = await import('../loader/dtypes.js');
+  const native = require('../lib/native.js');
+  assert.deepEqual(DATA_TYPES, native.dataTypes().map((t) => t.name));
+});
