@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { safetensors } from './loader-helpers.mjs';
+import { safetensors } from '../tools/loader-test-files.mjs';
 
 const require = createRequire(import.meta.url);
 const { Browser } = require('../../tests/view/cdp.js');

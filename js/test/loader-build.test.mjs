@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { loadGraph, SafetensorsArchive, LoaderError } from '../loader/index.js';
-import { safetensors } from './loader-helpers.mjs';
+import { safetensors } from '../tools/loader-test-files.mjs';
 
 const require = createRequire(import.meta.url);
 const webnn = require('..');

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadGraph, parseGraph } from '../loader/index.js';
 import { fromHalfBits } from '../loader/dtypes.js';
-import { npy, readNpy } from '../test/loader-helpers.mjs';
+import { npy, readNpy } from './loader-test-files.mjs';
 
 const require = createRequire(import.meta.url);
 const webnn = require('..');

@@ -1,5 +1,5 @@
-// Test helpers: Safetensors and .npy writers and readers (tests only; the loader has its own
-// reader and needs no writer).
+// Safetensors and .npy writers and an .npy reader for the loader's tests and tools/loader-models.mjs
+// (the loader itself has its own Safetensors reader and needs no writer).
 
 // A Safetensors file from {key: {dtype, shape, data: TypedArray}}, tensors in key order.
 export function safetensors(tensors, metadata) {
