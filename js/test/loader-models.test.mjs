@@ -1,7 +1,8 @@
-// Real models through the loader: each zoo model `make test` exports (in WNN_MODELS_ZOO,
+// Real models through the loader: a 4-bit MatMulNBits model (tests/models/make_4bit_model.py:
+// uint4 constants as wnn's writer packs them), each zoo model `make test` exports (in WNN_MODELS_ZOO,
 // default <checkout>/build/models-zoo) and each dev-set model (WNN_DEV_MODELS) is converted by
 // `wnn convert`, run by `wnn run` and loaded by js/loader on the addon with the same inputs; every
-// output must match on the auto backend, and on ref for the two smallest image models.
+// output must match on the auto backend, and on ref for the 4-bit model and two small image models.
 // WNN_LOADER_MODELS=a,b restricts the list. A model whose file is absent is skipped, saying so.
 // Needs WNN_BINARY (default <checkout>/build/wnn); the CTest entry js.loader_models provides it.
 import test from 'node:test';
@@ -9,16 +10,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SOURCE, DEFAULT_ZOO, zooModel, devModels, findSharedModels, convert, checkModel } from '../tools/loader-models.mjs';
+import { SOURCE, DEFAULT_ZOO, zooModel, devModels, generatedModels, findSharedModels, convert, checkModel } from '../tools/loader-models.mjs';
 
 const WNN = process.env.WNN_BINARY || path.join(SOURCE, 'build', 'wnn');
 const ZOO = process.env.WNN_MODELS_ZOO || path.join(SOURCE, 'build', 'models-zoo');
 const ONLY = process.env.WNN_LOADER_MODELS ? process.env.WNN_LOADER_MODELS.split(',') : null;
-const REF = new Set(['squeezenet1_1', 'mobilenet_v3_small']);
+const REF = new Set(['matmul_nbits_4bit', 'squeezenet1_1', 'mobilenet_v3_small']);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wnn-loader-models-'));
 
 const shared = findSharedModels();
-const models = [...DEFAULT_ZOO.map((n) => zooModel(ZOO, n)), ...(shared ? devModels(shared) : [])]
+const models = [...generatedModels(work), ...DEFAULT_ZOO.map((n) => zooModel(ZOO, n)), ...(shared ? devModels(shared) : [])]
   .filter((m) => !ONLY || ONLY.includes(m.name));
 
 test('the dev set is listed', { skip: ONLY !== null }, () => {
@@ -26,7 +27,7 @@ test('the dev set is listed', { skip: ONLY !== null }, () => {
 });
 
 for (const model of models) {
-  const absent = !fs.existsSync(model.onnx);
+  const absent = !model.make && !fs.existsSync(model.onnx);
   if (absent) console.log(`skip ${model.name}: ${model.onnx} is absent`);
   test(`${model.name} loads and matches wnn run`, { skip: absent && `${model.onnx} is absent` }, async () => {
     assert.ok(fs.existsSync(WNN), `no wnn binary at ${WNN}: set WNN_BINARY`);

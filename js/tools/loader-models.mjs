@@ -57,6 +57,13 @@ export function zooModel(zoo, name) {
   return { name, kind: 'zoo', onnx: path.join(zoo, `${name}.onnx`), convertArgs: [], feed: null };
 }
 
+// Models written at test time by a script under tests/ (4-bit data as wnn's writer packs it).
+export function generatedModels(work) {
+  const onnx = path.join(work, 'matmul_nbits_4bit.onnx');
+  return [{ name: 'matmul_nbits_4bit', kind: 'generated', onnx, convertArgs: [],
+    make: ['/usr/bin/python3', path.join(SOURCE, 'tests', 'models', 'make_4bit_model.py'), onnx] }];
+}
+
 export function devModels(shared) {
   const manifest = JSON.parse(fs.readFileSync(path.join(shared, 'dev-models.json'), 'utf8')).models;
   return manifest.map((m) => {
@@ -160,6 +167,7 @@ export function convert(wnn, model, work) {
   const dir = path.join(work, model.name);
   const stem = path.basename(model.onnx, '.onnx');
   const graph = path.join(dir, `${stem}.webnn`);
+  if (model.make && !fs.existsSync(model.onnx)) execFileSync(model.make[0], model.make.slice(1), { stdio: 'pipe' });
   if (!fs.existsSync(graph)) wnnRun(wnn, ['convert', model.onnx, '-o', dir, '-q', ...model.convertArgs]);
   return { dir, graph, weights: path.join(dir, `${stem}.safetensors`) };
 }
@@ -250,7 +258,9 @@ function parseArgs(argv) {
 
 async function main() {
   const a = parseArgs(process.argv.slice(2));
-  const models = [];
+  const work = a.work || fs.mkdtempSync(path.join(os.tmpdir(), 'wnn-loader-models-'));
+  fs.mkdirSync(work, { recursive: true });
+  const models = generatedModels(work).filter((m) => !a.models || a.models.includes(m.name));
   if (a.zoo) {
     let names = DEFAULT_ZOO;
     if (a.export === 'all') {
@@ -274,15 +284,14 @@ async function main() {
     models.push(...devModels(shared).filter((m) => !a.models || a.models.includes(m.name)));
   }
   if (a.prepare) {
-    const absent = models.filter((m) => !fs.existsSync(m.onnx));
+    const absent = models.filter((m) => !m.make && !fs.existsSync(m.onnx));
     for (const m of absent) console.error(`absent after exporting and fetching: ${m.onnx}`);
     process.exitCode = absent.length ? 1 : 0;
     return;
   }
-  const work = a.work || fs.mkdtempSync(path.join(os.tmpdir(), 'wnn-loader-models-'));
   let matched = 0, failed = 0, skipped = 0, maxAbs = 0;
   for (const m of models) {
-    if (!fs.existsSync(m.onnx)) {
+    if (!m.make && !fs.existsSync(m.onnx)) {
       console.log(`skip  ${m.name}: ${m.onnx} is absent`);
       ++skipped;
       continue;
