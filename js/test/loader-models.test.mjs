@@ -1,8 +1,9 @@
 // Real models through the loader: a 4-bit MatMulNBits model (tests/models/make_4bit_model.py:
-// uint4 constants as wnn's writer packs them), each zoo model `make test` exports (in WNN_MODELS_ZOO,
-// default <checkout>/build/models-zoo) and each dev-set model (WNN_DEV_MODELS) is converted by
-// `wnn convert`, run by `wnn run` and loaded by js/loader on the addon with the same inputs; every
-// output must match on the auto backend, and on ref for the 4-bit model and two small image models.
+// uint4 constants as wnn's writer packs them), each zoo model `make test` exports (in
+// WNN_MODELS_ZOO, default <checkout>/build/models-zoo) and each dev-set model (WNN_DEV_MODELS) is
+// converted by `wnn convert` (the graph also to JSON), run by `wnn run` and loaded by js/loader in
+// both forms on the addon with the same inputs. Every output must match on the auto backend, and
+// on ref for the 4-bit model and two small image models.
 // WNN_LOADER_MODELS=a,b restricts the list. A model whose file is absent is skipped, saying so.
 // Needs WNN_BINARY (default <checkout>/build/wnn); the CTest entry js.loader_models provides it.
 import test from 'node:test';

@@ -2,8 +2,9 @@
 // equals what `wnn run` computes for the same graph on the same inputs and backend.
 //
 // Per model: `wnn convert MODEL.onnx -o DIR` (dev-set models with their feed's free dims and
-// pinned inputs), deterministic inputs written as .npy, `wnn run` with --output-dir, then
-// loadGraph(context, .webnn, .safetensors) and dispatch with the same input bytes. Outputs must
+// pinned inputs) and `wnn convert` of the graph to webnn-graph-json, deterministic inputs written
+// as .npy, `wnn run` with --output-dir, then loadGraph(context, graph, .safetensors) of the text
+// and of the JSON form, and dispatch with the same input bytes. Outputs must
 // agree within atol + rtol * |expected| (float32 1e-5 + 1e-4, float16 1e-3 + 1e-2; integers exact).
 //
 // As a script (make js-models-test):
@@ -162,14 +163,17 @@ function wnnRun(wnn, args) {
   return execFileSync(wnn, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
 }
 
-// Converts a model once into `work` (reused by every backend); returns the pair's paths.
+// Converts a model once into `work` (reused by every backend), and its graph to the JSON form;
+// returns the paths.
 export function convert(wnn, model, work) {
   const dir = path.join(work, model.name);
   const stem = path.basename(model.onnx, '.onnx');
   const graph = path.join(dir, `${stem}.webnn`);
   if (model.make && !fs.existsSync(model.onnx)) execFileSync(model.make[0], model.make.slice(1), { stdio: 'pipe' });
+  const json = path.join(dir, `${stem}.json`);
   if (!fs.existsSync(graph)) wnnRun(wnn, ['convert', model.onnx, '-o', dir, '-q', ...model.convertArgs]);
-  return { dir, graph, weights: path.join(dir, `${stem}.safetensors`) };
+  if (!fs.existsSync(json)) wnnRun(wnn, ['convert', graph, '-o', json]);
+  return { dir, graph, json, weights: path.join(dir, `${stem}.safetensors`) };
 }
 
 // Runs one converted model both ways on `backend`; returns {outputs, maxAbs, bad: [...]}.
@@ -204,36 +208,39 @@ export async function checkModel(wnn, model, pair, backend) {
   const report = JSON.parse(wnnRun(wnn, runArgs));
 
   webnn.setBackend(backend);
-  const context = await webnn.ml.createContext();
-  const loaded = await loadGraph(context, text, weights, { MLGraphBuilder: webnn.MLGraphBuilder, fileName: pair.graph });
-  const ins = {}, outs = {};
-  for (const [name, desc] of Object.entries(loaded.inputs)) {
-    ins[name] = await context.createTensor({ ...desc, writable: true });
-    context.writeTensor(ins[name], feeds[name]);
-  }
-  for (const [name, desc] of Object.entries(loaded.outputs)) outs[name] = await context.createTensor({ ...desc, readable: true });
-  context.dispatch(loaded.graph, ins, outs);
   const result = { outputs: report.outputs.length, maxAbs: 0, bad: [] };
-  for (const o of report.outputs) {
-    if (!outs[o.name]) {
-      result.bad.push(`${o.name}: not an output of the loaded graph`);
-      continue;
+  // The text form and the JSON form `wnn convert` writes of the same graph.
+  for (const [form, file] of [['text', pair.graph], ['json', pair.json]]) {
+    const context = await webnn.ml.createContext();
+    const loaded = await loadGraph(context, fs.readFileSync(file), weights, { MLGraphBuilder: webnn.MLGraphBuilder, fileName: file });
+    const ins = {}, outs = {};
+    for (const [name, desc] of Object.entries(loaded.inputs)) {
+      ins[name] = await context.createTensor({ ...desc, writable: true });
+      context.writeTensor(ins[name], feeds[name]);
     }
-    const expected = readNpy(fs.readFileSync(o.file));
-    const desc = loaded.outputs[o.name];
-    if (desc.dataType !== o.dtype || desc.shape.join() !== o.shape.join()) {
-      result.bad.push(`${o.name}: loaded ${desc.dataType}[${desc.shape}], wnn run ${o.dtype}[${o.shape}]`);
-      continue;
+    for (const [name, desc] of Object.entries(loaded.outputs)) outs[name] = await context.createTensor({ ...desc, readable: true });
+    context.dispatch(loaded.graph, ins, outs);
+    for (const o of report.outputs) {
+      if (!outs[o.name]) {
+        result.bad.push(`${form}: ${o.name}: not an output of the loaded graph`);
+        continue;
+      }
+      const expected = readNpy(fs.readFileSync(o.file));
+      const desc = loaded.outputs[o.name];
+      if (desc.dataType !== o.dtype || desc.shape.join() !== o.shape.join()) {
+        result.bad.push(`${form}: ${o.name}: loaded ${desc.dataType}[${desc.shape}], wnn run ${o.dtype}[${o.shape}]`);
+        continue;
+      }
+      const actual = new Uint8Array(await context.readTensor(outs[o.name]));
+      const c = compareOutput(o.dtype, actual, expected.bytes);
+      result.maxAbs = Math.max(result.maxAbs, c.maxAbs);
+      if (c.bad) result.bad.push(`${form}: ${o.name}: ${c.bad} of ${c.count} elements beyond tolerance (max abs ${c.maxAbs})`);
     }
-    const actual = new Uint8Array(await context.readTensor(outs[o.name]));
-    const c = compareOutput(o.dtype, actual, expected.bytes);
-    result.maxAbs = Math.max(result.maxAbs, c.maxAbs);
-    if (c.bad) result.bad.push(`${o.name}: ${c.bad} of ${c.count} elements beyond tolerance (max abs ${c.maxAbs})`);
+    if (Object.keys(outs).length !== report.outputs.length) {
+      result.bad.push(`${form}: the loaded graph has ${Object.keys(outs).length} outputs, wnn run ${report.outputs.length}`);
+    }
+    loaded.graph.destroy();
   }
-  if (Object.keys(outs).length !== report.outputs.length) {
-    result.bad.push(`the loaded graph has ${Object.keys(outs).length} outputs, wnn run ${report.outputs.length}`);
-  }
-  loaded.graph.destroy();
   return result;
 }
 
