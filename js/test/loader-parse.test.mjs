@@ -210,3 +210,47 @@ test('JSON: malformed documents give file:line:col or the member at fault', () =
   rejects('{"format": "webnn-graph-json", "x": 18446744073709551616}', /integer 18446744073709551616 does not fit in 64 bits/);
   rejects(`{"format": "webnn-graph-json", "x": ${'['.repeat(70)}${']'.repeat(70)}}`, /nesting deeper than 64 levels/);
 });
+
+test('malformed text: the same location and message as `wnn check`', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const wnn = process.env.WNN_BINARY || new URL('../../build/wnn', import.meta.url).pathname;
+  assert.ok(fs.existsSync(wnn), `no wnn binary at ${wnn}: set WNN_BINARY`);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wnn-loader-parse-')), 'g.webnn');
+  const cases = [
+    'webnn_graph "u v1 {', 'webnn_graph "a\\q" v1 {', 'webnn_graph "n" v3 { }', 'webnn_graph "n" v1 @fast { }',
+    'graph "n" v1 { }', 'webnn_graph "n" v1 {\n  inputs { x: f32[1]; }\n', 'webnn_graph "n" v1 {\n  inputs { x: f32[1];\n',
+    'webnn_graph "n" v1 { } extra', 'webnn_graph "n" v1 { weights { } }', 'webnn_graph "n" v1 { nodes { y = x; } }',
+    'webnn_graph "n" v1 { nodes { y = relu(x) } }', 'webnn_graph "n" v1 {\n nodes { y = f(x, a=1.5e); } }',
+    'webnn_graph "n" v1 { nodes { y = f(x, a=12ab); } }', 'webnn_graph "n" v1 { ~ }', 'webnn_graph "n" v1 { \u00e9 }',
+    'webnn_graph "n" v1 { @ }', `webnn_graph "n" v1 { nodes { y = f(x, a=${'['.repeat(70)}); } }`,
+    'webnn_graph "n" v1 { inputs { x: f32[1]; } }', 'webnn_graph "n" v1 { /* c */ }',
+    'webnn_graph "n" v1 { inputs { x:0: f32[1]; } }', 'webnn_graph "t" v2 { inputs { x: f33[1]; } }',
+    'webnn_graph "t" v2 { inputs { x: f32[dyn("b", 0)]; } }', 'webnn_graph "t" v2 { inputs { x: f32[-1]; } }',
+    'webnn_graph "t" v2 { inputs { x: f32[dyn(b, 2)]; } }', 'webnn_graph "c" v1 { consts { a: f32[dyn("b", 2)]; } }',
+    'webnn_graph "c" v1 { consts { a: f32[1] @scalar(1) @scalar(2); } }', 'webnn_graph "c" v1 { consts { a: u8[1] @bytes([256]); } }',
+    'webnn_graph "c" v1 { consts { a: f32[1] @zeros(); } }', 'webnn_graph "c" v1 { consts { a: f32[1] @scalar("x"); } }',
+    'webnn_graph "c" v1 { consts { a: i64[1] @scalar(9223372036854775808); } }', 'webnn_graph "c" v1 { consts { a: f32[1] @scalar(1e999); } }',
+    'webnn_graph "p" v1 { inputs { x: f32[2, 4]; } nodes { y = reshape(x, [4, 2]); } outputs { y; } }',
+    'webnn_graph "p" v1 { inputs { x: f32[2]; } nodes { y = relu(x, 1); } outputs { y; } }',
+    'webnn_graph "n" v1 { inputs { true: f32[1]; } nodes { y = relu(true); } outputs { y; } }',
+    'webnn_graph "n" v1 {\n  nodes {\n    [a, ] = split(x);\n  }\n}', 'webnn_graph "n" v1 { nodes { y = f(x, {a: 1}); } }',
+    'webnn_graph "n" v1 { nodes { y = f(x, a={1: 2}); } }', 'webnn_graph "n" v1 { outputs { ; } }',
+  ];
+  for (const text of cases) {
+    fs.writeFileSync(file, text);
+    let expected = '';
+    try {
+      execFileSync(wnn, ['check', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      expected = String(e.stderr).trim().replace(/^wnn: error: /, '');
+    }
+    assert.ok(expected, `wnn check accepted ${JSON.stringify(text)}`);
+    assert.throws(() => parseGraph(fs.readFileSync(file), { fileName: file }), (e) => {
+      assert.equal(e.message, expected, JSON.stringify(text));
+      return true;
+    });
+  }
+});
