@@ -1,5 +1,6 @@
 // The loader's readers on every construct of the .webnn text and JSON forms, and their errors
-// (text errors with file:line:col). No addon needed: only parsing.
+// (text errors with file:line:col, compared with `wnn check`: WNN_BINARY, default build/wnn).
+// No addon needed: only parsing.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { parseGraph, isJsonGraph, LoaderError } from '../loader/index.js';
