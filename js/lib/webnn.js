@@ -4,20 +4,44 @@
 // operator except the four whose IDL result is a sequence (see SEQUENCE_RESULTS).
 //
 // Timeline: writeTensor, dispatch and readTensor run in the order they are called on a context,
-// through one promise chain; dispatch runs on a worker thread (Node-API async work).
+// through one promise chain; dispatch runs on a worker thread (Node-API async work). When nothing
+// is pending on the context, a step runs at once instead: writeTensor copies, readTensor resolves
+// with the data, and a graph whose last run took less than INLINE_RUN_NS runs on the calling
+// thread, since handing it to a worker and back costs more than the run (bench/js_dispatch.mjs).
 
 const native = require('./native');
 
 const SCHEMAS = native.schemas();
-const DATA_TYPES = new Map(native.dataTypes().map((t) => [t.name, t.bytes]));
-// The IDL operators that return sequence<MLOperand>; every other operator returns one MLOperand.
-// tests/idl.test.mjs checks this against the spec's IDL.
-const SEQUENCE_RESULTS = new Set(['split', 'gru', 'lstm', 'lstmCell']);
+// The MLOperandDataType values: the spec's, and the two 4-bit types that Chromium and the WPT
+// vectors use but the spec's IDL does not have yet (declared as wnn's extension in the module's
+// `extensions`, so a test can tell them from a mistake). Any further wnn type stays out.
+const SPEC_DATA_TYPES = ['float32', 'float16', 'int32', 'uint32', 'int64', 'uint64', 'int8', 'uint8'];
+const EXTENSION_DATA_TYPES = ['int4', 'uint4'];
+const DATA_TYPES = new Map(native.dataTypes()
+  .filter((t) => SPEC_DATA_TYPES.includes(t.name) || EXTENSION_DATA_TYPES.includes(t.name))
+  .map((t) => [t.name, t.bytes]));
+// The IDL operators that return sequence<MLOperand>, with the names their MLXxxSupportLimits
+// give the outputs; every other operator returns one MLOperand, limited as `output`.
+// test/idl.test.mjs checks this against the spec's IDL.
+const SEQUENCE_RESULTS = new Map([
+  ['split', ['outputs']],
+  ['gru', ['output0', 'output1']],
+  ['lstm', ['output0', 'output1', 'output2']],
+  ['lstmCell', ['output0', 'output1']],
+]);
 const POWER_PREFERENCES = ['default', 'high-performance', 'low-power'];
 
 const kInternal = Symbol('wnn.internal');
+// Graphs that ran faster than this run inline when the context is idle (see the Timeline note).
+const INLINE_RUN_NS = 50e3;
 let defaultBackend = process.env.WNN_BACKEND || 'auto';
 let defaultThreads = Number(process.env.WNN_THREADS || 1);
+// The largest ArrayBuffer this Node allocates (buffer.constants.MAX_LENGTH, by version and
+// platform): every tensor's bytes live in one.
+const MAX_BYTE_LENGTH = (() => {
+  const { constants } = require('buffer');
+  return constants.MAX_LENGTH;
+})();
 
 function domError(name, message) {
   return new DOMException(message, name);
@@ -72,6 +96,30 @@ function byteLength(desc) {
   return desc.shape.reduce((a, b) => a * b, 1) * DATA_TYPES.get(desc.dataType);
 }
 
+// The spec's table of the ArrayBufferView types matching each data type (a Uint8Array matches
+// every type). Node has no Float16Array yet; the spec allows its raw bits in a Uint16Array.
+const VIEW_TYPES = {
+  float32: ['Float32Array'], float16: ['Float16Array', 'Uint16Array'], int32: ['Int32Array'],
+  uint32: ['Uint32Array'], int64: ['BigInt64Array'], uint64: ['BigUint64Array'], int8: ['Int8Array'],
+  uint8: ['Uint8Array'], int4: ['Int8Array'], uint4: ['Uint8Array'],
+};
+
+// "Validate buffer with descriptor": the bytes of `source` when its byte length equals the
+// descriptor's and a view's type matches the data type; a TypeError otherwise.
+function bufferFor(source, desc, what) {
+  const bytes = bytesOf(source, what);
+  if (bytes.byteLength !== byteLength(desc)) {
+    throw new TypeError(`${what}: the buffer has ${bytes.byteLength} bytes, ${desc.dataType}[${desc.shape}] needs ${byteLength(desc)}`);
+  }
+  if (ArrayBuffer.isView(source) && !(source instanceof Uint8Array && source.constructor === Uint8Array)) {
+    const type = source.constructor.name;
+    if (!VIEW_TYPES[desc.dataType].includes(type)) {
+      throw new TypeError(`${what}: a ${type} does not match data type ${desc.dataType} (use ${VIEW_TYPES[desc.dataType].join(' or ')} or Uint8Array)`);
+    }
+  }
+  return bytes;
+}
+
 function bytesOf(source, what) {
   if (source instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && source instanceof SharedArrayBuffer)) {
     return new Uint8Array(source);
@@ -124,10 +172,14 @@ class MLTensor {
     return this[kInternal].constant;
   }
   destroy() {
-    const t = this[kInternal];
-    t.destroyed = true;
-    t.bytes = null;
+    destroyTensor(this[kInternal]);
   }
+}
+
+function destroyTensor(t) {
+  t.destroyed = true;
+  t.bytes = null;
+  t.context[kInternal].tensors.delete(t);
 }
 
 function makeTensor(context, desc, { readable, writable, constant }) {
@@ -141,12 +193,27 @@ function makeTensor(context, desc, { readable, writable, constant }) {
     bytes: new Uint8Array(byteLength(desc)),
     destroyed: false,
   };
+  context[kInternal].tensors.add(t[kInternal]);
+  tensorRegistry.register(t, t[kInternal]);
   return t;
 }
 
 // ---- MLGraph ----
 
-const graphRegistry = new FinalizationRegistry((handle) => native.destroyGraph(handle));
+// A graph's record is shared by the graph object, the context (which destroys its graphs when
+// it is lost) and the GC registry (a graph the program dropped is released the same way).
+// Release takes effect at once for new dispatches; the session is freed on the context's
+// timeline, after the dispatches queued before it ("mark resources freeable").
+function releaseGraph(g) {
+  if (g.destroyed) return;
+  g.destroyed = true;
+  const c = g.context[kInternal];
+  c.graphs.delete(g);
+  enqueue(c, () => native.destroyGraph(g.handle), true);
+}
+const graphRegistry = new FinalizationRegistry(releaseGraph);
+// A dropped tensor leaves its context's list (its bytes are JS memory).
+const tensorRegistry = new FinalizationRegistry((t) => t.context[kInternal].tensors.delete(t));
 
 class MLGraph {
   constructor() {
@@ -154,10 +221,8 @@ class MLGraph {
   }
   destroy() {
     const g = this[kInternal];
-    if (g.destroyed) return;
-    g.destroyed = true;
-    native.destroyGraph(g.handle);
-    graphRegistry.unregister(this);
+    releaseGraph(g);
+    graphRegistry.unregister(g);
   }
 }
 
@@ -190,10 +255,7 @@ class MLContext {
   async createConstantTensor(descriptor, inputData) {
     liveContext(this);
     const desc = checkDescriptor(descriptor, 'createConstantTensor');
-    const src = bytesOf(inputData, 'createConstantTensor');
-    if (src.byteLength !== byteLength(desc)) {
-      throw new TypeError(`createConstantTensor: the data has ${src.byteLength} bytes, the descriptor needs ${byteLength(desc)}`);
-    }
+    const src = bufferFor(inputData, desc, 'createConstantTensor');
     const t = makeTensor(this, desc, { constant: true });
     t[kInternal].bytes.set(src);
     return t;
@@ -203,9 +265,10 @@ class MLContext {
     const c = liveContext(this);
     const t = tensorOf(this, tensor, 'writeTensor');
     if (!t.writable) throw new TypeError('writeTensor: the tensor is not writable');
-    const src = bytesOf(inputData, 'writeTensor');
-    if (src.byteLength !== t.bytes.byteLength) {
-      throw new TypeError(`writeTensor: the data has ${src.byteLength} bytes, the tensor has ${t.bytes.byteLength}`);
+    const src = bufferFor(inputData, t.desc, 'writeTensor');
+    if (c.pending === 0) {
+      t.bytes.set(src);
+      return;
     }
     const copy = src.slice();  // the caller may change its buffer after this returns
     enqueue(c, () => {
@@ -213,29 +276,36 @@ class MLContext {
     });
   }
 
-  readTensor(tensor, outputData) {
+  // readTensor(tensor) and readTensor(tensor, outputData): two IDL overloads, so length 1.
+  readTensor(tensor, ...rest) {
+    const outputData = rest[0];
     let c, t, dst;
     try {
       c = liveContext(this);
       t = tensorOf(this, tensor, 'readTensor');
       if (!t.readable) throw new TypeError('readTensor: the tensor is not readable');
       if (outputData !== undefined) {
-        dst = bytesOf(outputData, 'readTensor');
-        if (dst.byteLength < t.bytes.byteLength) {
-          throw new TypeError(`readTensor: the buffer has ${dst.byteLength} bytes, the tensor has ${t.bytes.byteLength}`);
-        }
+        dst = bufferFor(outputData, t.desc, 'readTensor');
       }
     } catch (e) {
       return Promise.reject(e);
     }
-    return enqueue(c, () => {
+    const read = () => {
       if (!t.bytes) throw domError('InvalidStateError', 'readTensor: the tensor was destroyed');
       if (dst) {
         dst.set(t.bytes);
         return undefined;
       }
       return t.bytes.slice().buffer;
-    });
+    };
+    if (c.pending === 0) {
+      try {
+        return Promise.resolve(read());
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    return enqueue(c, read);
   }
 
   dispatch(graph, inputs, outputs) {
@@ -257,6 +327,7 @@ class MLContext {
         const d = descs[name];
         if (!d) throw new TypeError(`dispatch: the graph has no ${what.slice(0, -1)} '${name}'`);
         const t = tensorOf(this, record[name], `dispatch ${what.slice(0, -1)} '${name}'`);
+        if (t.constant) throw new TypeError(`dispatch: ${what.slice(0, -1)} '${name}' is a constant tensor`);
         if (t.desc.dataType !== d.dataType || t.desc.shape.length !== d.shape.length ||
             t.desc.shape.some((v, i) => v !== d.shape[i])) {
           throw new TypeError(`dispatch: ${what.slice(0, -1)} '${name}' is ${t.desc.dataType}[${t.desc.shape}], the graph expects ${d.dataType}[${d.shape}]`);
@@ -269,23 +340,36 @@ class MLContext {
     const ins = collect(inputs, g.info.inputs, 'inputs');
     const outs = collect(outputs, g.info.outputs, 'outputs');
     const handle = g.handle;
+    const args = () => [handle, ins.map(([n, t]) => [n, t.bytes]), outs.map(([n, t]) => [n, t.bytes])];
+    if (c.pending === 0 && g.lastRunNs < INLINE_RUN_NS) {
+      try {
+        g.lastRunNs = native.dispatch(...args(), true);
+      } catch (e) {
+        c.lastError = convertError(e);
+      }
+      return;
+    }
     enqueue(c, () => {
-      if (g.destroyed) throw domError('InvalidStateError', 'dispatch: the graph was destroyed');
+      if (c.destroyed) throw domError('InvalidStateError', 'dispatch: the context was lost');
       for (const [, t] of [...ins, ...outs]) {
         if (!t.bytes) throw domError('InvalidStateError', 'dispatch: a tensor was destroyed');
       }
-      return native.dispatch(handle, ins.map(([n, t]) => [n, t.bytes]), outs.map(([n, t]) => [n, t.bytes]))
-        .catch((e) => {
-          throw convertError(e);
-        });
+      return native.dispatch(...args(), false).then((ns) => {
+        g.lastRunNs = ns;
+      }, (e) => {
+        throw convertError(e);
+      });
     }, true);
   }
 
+  // "Lose" the context: resolve `lost`, then destroy its graphs and tensors.
   destroy() {
     const c = this[kInternal];
     if (c.destroyed) return;
     c.destroyed = true;
     c.resolveLost({ message: 'the context was destroyed' });
+    for (const g of [...c.graphs]) releaseGraph(g);
+    for (const t of [...c.tensors]) destroyTensor(t);
   }
 }
 
@@ -303,35 +387,49 @@ function tensorOf(ctx, tensor, what) {
   return t;
 }
 
-// Queues fn after every earlier timeline step. A failed dispatch does not stop later steps;
-// its error is reported on the console's behalf through the returned promise only for reads.
+// Queues fn after every earlier timeline step and returns its promise. A failed step does not
+// stop later ones. A background step (dispatch) has no promise for the caller: the spec gives
+// dispatch no error channel (webnn issue 778), so its error is kept as lastError, never left
+// as an unhandled rejection.
 function enqueue(c, fn, background = false) {
+  ++c.pending;
   const p = c.queue.then(fn);
-  c.queue = p.catch((e) => {
+  c.queue = p.then(() => {
+    --c.pending;
+  }, (e) => {
+    --c.pending;
     if (background) c.lastError = e;
   });
-  return p.then((v) => {
-    return v;
-  });
+  return background ? undefined : p;
 }
 
+// MLOpSupportLimits: per operator, one MLTensorLimits per operand argument or option (named as
+// in the IDL, which the schema follows) and per output. wnn's kernels take any rank up to
+// MAX_RANK wherever the operator's shape rules allow one, so the rank range is the same for all;
+// the shape rules of each operator (checked at build time) narrow it further.
+const MAX_RANK = 8;
 function supportLimits() {
   const all = [...DATA_TYPES.keys()];
+  const tensorLimits = (dataTypes) => ({
+    dataTypes: dataTypes.filter((t) => DATA_TYPES.has(t)),
+    rankRange: { min: 0, max: MAX_RANK },
+  });
   const limits = {
     preferredInputLayout: 'nchw',
-    maxTensorByteLength: Number.MAX_SAFE_INTEGER,
-    input: { dataTypes: all, rankRange: { min: 0, max: 8 } },
-    constant: { dataTypes: all, rankRange: { min: 0, max: 8 } },
-    output: { dataTypes: all, rankRange: { min: 0, max: 8 } },
+    // Tensors live in JS ArrayBuffers; this is the largest byte length V8 allows one.
+    maxTensorByteLength: MAX_BYTE_LENGTH,
+    input: tensorLimits(all),
+    constant: tensorLimits(all),
+    output: tensorLimits(all),
   };
   for (const s of SCHEMAS) {
     const op = {};
-    for (const p of [...s.args, ...s.options]) {
-      if (p.kind === 'operand' || p.kind === 'operand list') {
-        op[p.name] = { dataTypes: p.dataTypes, rankRange: { min: 0, max: 8 } };
-      }
-    }
-    op.output = { dataTypes: all, rankRange: { min: 0, max: 8 } };
+    const operands = [...s.args, ...s.options].filter((p) => p.kind === 'operand' || p.kind === 'operand list');
+    for (const p of operands) op[p.name] = tensorLimits(p.dataTypes);
+    // An output's data type follows the first operand's unless an option chooses it.
+    const chosen = s.options.some((p) => p.kind === 'data type');
+    const outTypes = chosen || operands.length === 0 ? all : operands[0].dataTypes;
+    for (const name of SEQUENCE_RESULTS.get(s.name) ?? ['output']) op[name] = tensorLimits(outTypes);
     limits[s.name] = op;
   }
   return limits;
@@ -356,7 +454,9 @@ class MLGraphBuilder {
     return makeOperand(this, callNative(native.input, b.handle, name, desc.dataType, desc.shape));
   }
 
-  constant(a, b) {
+  // The three IDL overloads: (descriptor, buffer), (dataType, value), (tensor); length 1.
+  constant(a, ...rest) {
+    const b = rest[0];
     const bl = liveBuilder(this);
     if (a instanceof MLTensor) {
       const t = a[kInternal];
@@ -373,10 +473,7 @@ class MLGraphBuilder {
       return makeOperand(this, callNative(native.constant, bl.handle, dataType, [], bytes));
     }
     const desc = checkDescriptor(a, 'constant');
-    const bytes = bytesOf(b, 'constant');
-    if (bytes.byteLength !== byteLength(desc)) {
-      throw new TypeError(`constant: the buffer has ${bytes.byteLength} bytes, the descriptor needs ${byteLength(desc)}`);
-    }
+    const bytes = bufferFor(b, desc, 'constant');
     return makeOperand(this, callNative(native.constant, bl.handle, desc.dataType, desc.shape, bytes));
   }
 
@@ -400,8 +497,16 @@ class MLGraphBuilder {
       throw convertError(e);
     }
     const g = Object.create(MLGraph.prototype);
-    g[kInternal] = { context: b.context, handle, info: native.graphInfo(handle), destroyed: false };
-    graphRegistry.register(g, handle, g);
+    // lastRunNs: the last run's time; the first dispatch runs on a worker and measures it.
+    const record = { context: b.context, handle, info: native.graphInfo(handle), destroyed: false,
+      lastRunNs: Infinity };
+    g[kInternal] = record;
+    // The context may have been lost while the graph compiled: the graph is then born destroyed.
+    if (b.context[kInternal].destroyed) releaseGraph(record);
+    else {
+      b.context[kInternal].graphs.add(record);
+      graphRegistry.register(g, record, record);
+    }
     return g;
   }
 }
@@ -443,9 +548,12 @@ function toNative(builder, value, what) {
   if (ArrayBuffer.isView(value)) return Array.from(value, (v) => (typeof v === 'bigint' ? v : v));
   if (value !== null && typeof value === 'object') {
     if (typeof value[Symbol.iterator] === 'function') return [...value].map((v) => toNative(builder, v, what));
-    const out = {};
-    for (const k of Object.keys(value)) out[k] = toNative(builder, value[k], what);
-    return out;
+    // No operator argument or option is a dictionary; a plain object here is a caller's mistake
+    // (and must not reach the addon, where {$operand} names an operand).
+    throw new TypeError(`${what}: expected an MLOperand, a number, a string or a sequence, not an object`);
+  }
+  if (typeof value === 'symbol' || typeof value === 'function') {
+    throw new TypeError(`${what}: a ${typeof value} is not a valid value`);
   }
   return value;
 }
@@ -500,19 +608,39 @@ class ML {
   }
   async createContext(options = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('createContext: options must be a dictionary');
+    // A WebIDL dictionary reads its members in lexicographic order.
+    const accelerated = options.accelerated === undefined ? true : Boolean(options.accelerated);
     const pp = options.powerPreference === undefined ? 'default' : String(options.powerPreference);
     if (!POWER_PREFERENCES.includes(pp)) {
       throw new TypeError(`createContext: '${pp}' is not a valid value for enumeration MLPowerPreference`);
+    }
+    // "Creating a context" fails when the backend chosen by setBackend() is not in this build.
+    const backends = native.backends();
+    if (!backends.includes(defaultBackend)) {
+      throw domError('NotSupportedError', `createContext: backend '${defaultBackend}' is not in this build (${backends.join(', ')})`);
     }
     const ctx = Object.create(MLContext.prototype);
     let resolveLost;
     const lost = new Promise((r) => { resolveLost = r; });
     ctx[kInternal] = {
-      backend: defaultBackend, threads: defaultThreads, queue: Promise.resolve(), destroyed: false,
-      lost, resolveLost, limits: null,
+      backend: defaultBackend, threads: defaultThreads, queue: Promise.resolve(), pending: 0,
+      destroyed: false, lost, resolveLost, limits: null, graphs: new Set(), tensors: new Set(),
+      // wnn runs on the CPU: a context asked for acceleration gets none (the spec allows it).
+      requestedAcceleration: accelerated,
     };
     return ctx;
   }
+}
+
+// WebIDL operations and attributes are enumerable properties of the prototype; class syntax
+// makes them non-enumerable.
+for (const cls of [ML, MLContext, MLGraph, MLGraphBuilder, MLOperand, MLTensor]) {
+  for (const key of Object.getOwnPropertyNames(cls.prototype)) {
+    if (key !== 'constructor') {
+      Object.defineProperty(cls.prototype, key, { enumerable: true });
+    }
+  }
+  Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: cls.name, configurable: true });
 }
 
 const ml = Object.create(ML.prototype);
@@ -526,6 +654,14 @@ module.exports = {
     defaultThreads = Number(threads);
   },
   schemas: SCHEMAS,
+  // What wnn accepts beyond the spec's IDL (see EXTENSION_DATA_TYPES).
+  extensions: Object.freeze({ dataTypes: Object.freeze([...EXTENSION_DATA_TYPES]) }),
+  // For tests: the native sessions alive (graphs neither destroyed nor collected), and the
+  // backend names setBackend() accepts.
+  diagnostics: {
+    liveGraphs: () => native.liveGraphs(),
+    backends: () => native.backends(),
+  },
   // For tools/wpt-vectors.mjs: the WPT tolerance of a graph output and WPT's float16 rounding.
   conformance: {
     tolerance: (graph, name) => native.tolerance(graph[kInternal].handle, name),

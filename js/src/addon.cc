@@ -7,6 +7,8 @@
 // failures become an Error whose .name is "OperationError". No C++ exception leaves a callback.
 #include <node_api.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -19,6 +21,7 @@
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
 #include "wnn/core/names.h"
+#include "wnn/runtime/delegate.h"
 #include "wnn/runtime/session.h"
 
 namespace {
@@ -87,6 +90,11 @@ double get_double(napi_env env, napi_value v) {
   double d = 0;
   if (napi_get_value_double(env, v, &d) != napi_ok) throw JsError{"TypeError", "expected a number"};
   return d;
+}
+bool get_bool(napi_env env, napi_value v) {
+  bool b = false;
+  if (napi_get_value_bool(env, v, &b) != napi_ok) throw JsError{"TypeError", "expected a boolean"};
+  return b;
 }
 uint32_t array_length(napi_env env, napi_value v) {
   uint32_t n = 0;
@@ -361,6 +369,23 @@ napi_value Add(napi_env env, napi_callback_info info) {
 
 // ---- compiled graphs ----
 
+// Sessions alive in this process: compiled graphs neither destroyed nor collected, and those a
+// dispatch in flight still holds. Only a diagnostic (liveGraphs() for the GC tests), so one
+// process-wide counter rather than per-environment state.
+std::atomic<int64_t> live_sessions{0};
+
+// A session whose release is counted; the deleter owns the session it frees.
+std::shared_ptr<runtime::Session> counted_session(std::shared_ptr<const Graph> graph,
+                                                  const runtime::SessionOptions& options) {
+  auto session = std::make_shared<runtime::Session>(std::move(graph), options);
+  runtime::Session* raw = session.get();
+  ++live_sessions;
+  return {raw, [owner = std::move(session)](runtime::Session*) mutable {
+            owner.reset();
+            --live_sessions;
+          }};
+}
+
 struct Compiled {
   std::shared_ptr<const Graph> graph;  // as built (before the session's folding)
   std::shared_ptr<runtime::Session> session;
@@ -457,7 +482,7 @@ napi_value Build(napi_env env, napi_callback_info info) {
     compiled->graph = b.graph;
     auto w = std::make_unique<Work>();
     w->execute = [compiled, options] {
-      compiled->session = std::make_shared<runtime::Session>(compiled->graph, options);
+      compiled->session = counted_session(compiled->graph, options);
     };
     w->complete = [compiled](napi_env env) {
       // Outputs in the graph's order with build()'s names.
@@ -500,12 +525,16 @@ napi_value DestroyGraph(napi_env env, napi_callback_info info) {
   });
 }
 
-// dispatch(graph, [[name, bytes]...], [[name, bytes]...]) -> Promise<undefined>. Inputs by
-// graph input name; outputs by build()'s names. Sizes are checked before queuing.
+// dispatch(graph, [[name, bytes]...], [[name, bytes]...], inline) -> the run's time in ns:
+// a Promise of it, the run on a worker thread, or (inline true) the number itself, the run done
+// on the calling thread before returning (webnn.js runs graphs that take less than a thread
+// hop inline). Inputs by graph input name; outputs by build()'s names. Sizes are checked
+// before anything runs.
 napi_value Dispatch(napi_env env, napi_callback_info info) {
   return guarded(env, [&] {
-    auto a = args_of(env, info, 3);
+    auto a = args_of(env, info, 4);
     Compiled& c = live_graph(env, a[0]);
+    const bool run_inline = type_of(env, a[3]) == napi_boolean && get_bool(env, a[3]);
     auto w = std::make_unique<Work>();
     struct Job {
       std::shared_ptr<runtime::Session> session;
@@ -516,6 +545,7 @@ napi_value Dispatch(napi_env env, napi_callback_info info) {
     auto job = std::make_shared<Job>();
     job->session = c.session;
     auto keep = [&](napi_value v) {
+      if (run_inline) return;  // the caller's buffers outlive a call that returns after the run
       napi_ref r;
       NAPI_OK(napi_create_reference(env, v, 1, &r));
       w->refs.push_back(r);
@@ -568,19 +598,47 @@ napi_value Dispatch(napi_env env, napi_callback_info info) {
       job->outputs[k] = bytes;
     }
     // Two graph outputs may name one operand: the session returns it once per graph output.
-    w->execute = [job] {
+    auto elapsed_ns = std::make_shared<double>(0);
+    w->execute = [job, elapsed_ns] {
+      const auto start = std::chrono::steady_clock::now();
       const auto results = job->session->run(job->inputs);
       for (size_t i = 0; i < job->outputs.size() && i < results.size(); ++i) {
         const Buffer& data = results[i].tensor.data;
         std::memcpy(job->outputs[i].data, data.data(), std::min(data.size(), job->outputs[i].size));
       }
+      *elapsed_ns = double(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now() - start)
+                               .count());
     };
-    w->complete = [](napi_env env) {
-      napi_value u;
-      NAPI_OK(napi_get_undefined(env, &u));
-      return u;
-    };
-    return queue_work(env, std::move(w), "wnn.dispatch");
+    w->complete = [elapsed_ns](napi_env env) { return make_number(env, *elapsed_ns); };
+    if (!run_inline) return queue_work(env, std::move(w), "wnn.dispatch");
+    try {
+      w->execute();
+    } catch (const Error& e) {
+      JsError error = from_wnn(e);
+      error.name = "OperationError";
+      throw error;
+    } catch (const std::exception& e) {
+      throw JsError{"OperationError", e.what()};
+    }
+    return w->complete(env);
+  });
+}
+
+napi_value LiveGraphs(napi_env env, napi_callback_info) {
+  return guarded(env, [&] { return make_number(env, double(live_sessions.load())); });
+}
+
+// backends() -> the names setBackend() accepts in this build: "ref", "auto" and each delegate.
+napi_value Backends(napi_env env, napi_callback_info) {
+  return guarded(env, [&] {
+    const auto delegates = runtime::available_delegates();
+    napi_value arr = make_array(env, 2 + delegates.size());
+    NAPI_OK(napi_set_element(env, arr, 0, make_string(env, "ref")));
+    NAPI_OK(napi_set_element(env, arr, 1, make_string(env, "auto")));
+    for (size_t i = 0; i < delegates.size(); ++i)
+      NAPI_OK(napi_set_element(env, arr, uint32_t(2 + i), make_string(env, delegates[i]->name())));
+    return arr;
   });
 }
 
@@ -763,6 +821,8 @@ napi_value Init(napi_env env, napi_value exports) {
       {"build", nullptr, Build, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"graphInfo", nullptr, GraphInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"destroyGraph", nullptr, DestroyGraph, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"liveGraphs", nullptr, LiveGraphs, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"backends", nullptr, Backends, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"dispatch", nullptr, Dispatch, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"tolerance", nullptr, ToleranceOf, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wptToHalf", nullptr, WptToHalf, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -11,6 +11,7 @@
 #include "wnn/format/bounded_json.h"
 #include "wnn/format/graph_file.h"
 #include "wnn/format/ordered_json_reader.h"
+#include "wnn/format/param_spelling.h"
 
 namespace wnn::format {
 
@@ -83,7 +84,7 @@ ordered_json node_json(const Graph& g, const Node& n) {
     } else if (i < s.args.size() && p.kind == ParamKind::kOperandList) {
       for (OperandId id : std::get<OperandList>(v)) inputs.push_back(g.name_of(id));
     } else {
-      options[std::string(p.name)] = value_json(g, v);
+      options[std::string(file_param_name(s.name, p.name))] = value_json(g, v);
     }
   }
   ordered_json outputs = nullptr;
@@ -301,8 +302,7 @@ void read_node(GraphBuilder& b, const json& j, const std::string& where) {
   if (options != j.end() && !options->is_null()) {
     check(options->is_object(), "{}: \"options\" must be an object", label);
     for (const auto& [key, value] : options->items()) {
-      std::string name = key;
-      if (call.op == "cast" && name == "to") name = "type";  // older spelling
+      std::string name = table_param_name(call.op, key);
       call.args.push_back({name, raw_from_json(value), fmt::format("{}: options.{}", label, key)});
     }
   }

@@ -10,6 +10,7 @@
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
 #include "wnn/format/graph_file.h"
+#include "wnn/format/param_spelling.h"
 #include "wnn/format/text_lexer.h"
 
 namespace wnn::format {
@@ -417,8 +418,7 @@ class TextParser {
     if (start.kind == TokenKind::kName && peek(1).is('=')) {
       arg.name = std::string(next().text);
       next();
-      // Older tools write cast(x, to="Float32"); the WebNN name is `type`.
-      if (call.op == "cast" && arg.name == "to") arg.name = "type";
+      arg.name = table_param_name(call.op, arg.name);  // cast(x, type=...) and older spellings
       arg.value = parse_value(0);
       call.args.push_back(std::move(arg));
       return;

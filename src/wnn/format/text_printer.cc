@@ -9,6 +9,7 @@
 #include "wnn/core/error.h"
 #include "wnn/core/names.h"
 #include "wnn/format/graph_file.h"
+#include "wnn/format/param_spelling.h"
 
 namespace wnn::format {
 
@@ -194,7 +195,7 @@ class Printer {
             s.args[i].kind == ParamKind::kOperand || s.args[i].kind == ParamKind::kOperandList;
         if (operand != (pass == 0)) continue;
         separator();
-        if (!operand) out_ += fmt::format("{}=", s.args[i].name);
+        if (!operand) out_ += fmt::format("{}=", file_param_name(s.name, s.args[i].name));
         print_value(n.attrs.at(i));
       }
     }
@@ -202,7 +203,7 @@ class Printer {
       const Value& v = n.attrs.at(s.args.size() + i);
       if (std::holds_alternative<std::monostate>(v)) continue;  // absent: not printed
       separator();
-      out_ += fmt::format("{}=", s.options[i].name);
+      out_ += fmt::format("{}=", file_param_name(s.name, s.options[i].name));
       print_value(v);
     }
     out_ += ");\n";

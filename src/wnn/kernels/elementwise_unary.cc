@@ -35,7 +35,7 @@ void numeric_unary(const KernelArgs& k, Op op) {
 // A float input tested into a uint8 output.
 template <typename Op>
 void float_predicate(const KernelArgs& k, Op op) {
-  const auto& in = k.input("input");
+  const auto& in = k.input("a");
   visit_float_dtype(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     unary_map<T, uint8_t>(in, k.output(), op);
@@ -161,7 +161,7 @@ void elementwise_unary(const KernelArgs& k) {
     case OpKind::kIsInfinite:
       return float_predicate(k, [](double x) { return std::isinf(x); });
     case OpKind::kLogicalNot: {
-      unary_map<uint8_t, uint8_t>(k.input("input"), k.output(), [](uint8_t x) { return x == 0; });
+      unary_map<uint8_t, uint8_t>(k.input("a"), k.output(), [](uint8_t x) { return x == 0; });
       return;
     }
     case OpKind::kIdentity: {

@@ -28,16 +28,18 @@ OpSchema binary(OpKind kind, std::string_view name, std::string_view doc, DataTy
   return s;
 }
 
+// The IDL names the operand `input`, except for logicalNot, isNaN and isInfinite (`a`).
 OpSchema unary(OpKind kind, std::string_view name, std::string_view doc, DataTypeSet dtypes,
-               std::optional<DataType> output_dtype = std::nullopt) {
+               std::optional<DataType> output_dtype = std::nullopt,
+               std::string_view operand_name = "input") {
   OpSchema s;
   s.kind = kind;
   s.name = name;
   s.family = "elementwise";
   s.doc = doc;
-  s.args = {operand("input", dtypes)};
-  s.infer = [output_dtype](const InferContext& ctx) {
-    const auto& in = ctx.operand("input");
+  s.args = {operand(operand_name, dtypes)};
+  s.infer = [output_dtype, operand_name](const InferContext& ctx) {
+    const auto& in = ctx.operand(operand_name);
     return std::vector<OperandDesc>{{output_dtype.value_or(in.dtype), in.shape}};
   };
   return s;
@@ -69,7 +71,7 @@ void register_elementwise(std::vector<OpSchema>& t) {
       binary(OpKind::kLogicalOr, "logicalOr", "a || b (nonzero is true)", dtypes::kUint8, u8));
   t.push_back(binary(OpKind::kLogicalXor, "logicalXor", "a != b as booleans", dtypes::kUint8, u8));
   t.push_back(
-      unary(OpKind::kLogicalNot, "logicalNot", "!input (nonzero is true)", dtypes::kUint8, u8));
+      unary(OpKind::kLogicalNot, "logicalNot", "!a (nonzero is true)", dtypes::kUint8, u8, "a"));
 
   t.push_back(unary(OpKind::kAbs, "abs", "|x|", sn));
   t.push_back(unary(OpKind::kCeil, "ceil", "round up", fl));
@@ -86,8 +88,9 @@ void register_elementwise(std::vector<OpSchema>& t) {
   t.push_back(unary(OpKind::kSin, "sin", "sine", fl));
   t.push_back(unary(OpKind::kSqrt, "sqrt", "square root", fl));
   t.push_back(unary(OpKind::kTan, "tan", "tangent", fl));
-  t.push_back(unary(OpKind::kIsNaN, "isNaN", "1 where x is NaN, as uint8", fl, u8));
-  t.push_back(unary(OpKind::kIsInfinite, "isInfinite", "1 where x is +-inf, as uint8", fl, u8));
+  t.push_back(unary(OpKind::kIsNaN, "isNaN", "1 where a is NaN, as uint8", fl, u8, "a"));
+  t.push_back(
+      unary(OpKind::kIsInfinite, "isInfinite", "1 where a is +-inf, as uint8", fl, u8, "a"));
 
   {
     OpSchema s;
@@ -95,10 +98,10 @@ void register_elementwise(std::vector<OpSchema>& t) {
     s.name = "cast";
     s.family = "elementwise";
     s.doc = "convert to another data type (floats to integers truncate toward zero)";
-    s.args = {operand("input", dtypes::kAll), arg("type", ParamKind::kDataType, "target type")};
+    s.args = {operand("input", dtypes::kAll), arg("dataType", ParamKind::kDataType, "target type")};
     s.infer = [](const InferContext& ctx) {
       const auto& in = ctx.operand("input");
-      return std::vector<OperandDesc>{{ctx.attrs().get_dtype("type"), in.shape}};
+      return std::vector<OperandDesc>{{ctx.attrs().get_dtype("dataType"), in.shape}};
     };
     t.push_back(std::move(s));
   }
