@@ -44,3 +44,10 @@ export function rawToText(r) {
 export function isOperandReference(r) {
   return r.k === 'name' || (r.k === 'list' && r.v.every((x) => x.k === 'name'));
 }
+
+// The operator table's name of a parameter a file spells `name` (cast's `type=` and `to=` are
+// the table's `dataType`): operators.js carries wnn's spelling table.
+export function tableParamName(operators, op, name) {
+  const spellings = Object.hasOwn(operators, op) ? operators[op].spellings : undefined;
+  return spellings && Object.hasOwn(spellings, name) ? spellings[name] : name;
+}

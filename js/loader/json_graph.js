@@ -1,7 +1,7 @@
 // The JSON form (webnn-graph-json), read as wnn's src/wnn/format/json_graph.cc reads it, into
 // the same graph description as the text form (graph.js).
 
-import { LoaderError, raw } from './graph.js';
+import { LoaderError, raw, tableParamName } from './graph.js';
 import { parseJson } from './json_value.js';
 import { parseDataType } from './dtypes.js';
 
@@ -163,7 +163,7 @@ function readNode(j, where, operators) {
   if (present(options)) {
     if (options.k !== 'object') fail(`${label}: "options" must be an object`);
     for (const [key, value] of options.v) {
-      const name = op === 'cast' && key === 'to' ? 'type' : key;  // older spelling
+      const name = tableParamName(operators, op, key);  // cast's type=, older spellings
       node.args.push({ name, value: checkInts(value, `${label}: options.${key}`), where: `${label}: options.${key}` });
     }
   }

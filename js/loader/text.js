@@ -5,7 +5,7 @@
 
 import { nameTokenLength, isNameContinueByte } from './names.js';
 import { parseDataType } from './dtypes.js';
-import { LoaderError, raw, rawToText, isOperandReference } from './graph.js';
+import { LoaderError, raw, rawToText, isOperandReference, tableParamName } from './graph.js';
 
 const MAX_VALUE_DEPTH = 64;
 const PUNCT = new Set([...'{}[](),;:='].map((c) => c.charCodeAt(0)));
@@ -401,7 +401,7 @@ export function parseText(bytes, file, operators) {
         if (start.kind === 'name' && is(peek(1), '=')) {
           arg.name = next().text;
           next();
-          if (st.op === 'cast' && arg.name === 'to') arg.name = 'type';  // older spelling
+          arg.name = tableParamName(operators, st.op, arg.name);  // cast(x, type=...), older spellings
           arg.value = parseValue(0);
         } else {
           arg.value = parseValue(0);

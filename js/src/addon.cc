@@ -21,6 +21,7 @@
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
 #include "wnn/core/names.h"
+#include "wnn/format/param_spelling.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/session.h"
 
@@ -810,6 +811,28 @@ napi_value IsValidOperandName(napi_env env, napi_callback_info info) {
   });
 }
 
+// paramSpellings() -> [{op, table, file, older: [...]}]: the parameters the .webnn forms spell
+// differently from the operator table (format/param_spelling.h), for js/loader's operators.js.
+napi_value ParamSpellings(napi_env env, napi_callback_info) {
+  return guarded(env, [&] {
+    const auto all = format::param_spellings();
+    napi_value arr = make_array(env, all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      napi_value o = make_object(env);
+      set(env, o, "op", make_string(env, all[i].op));
+      set(env, o, "table", make_string(env, all[i].table));
+      set(env, o, "file", make_string(env, all[i].file));
+      napi_value older = make_array(env);
+      uint32_t k = 0;
+      for (std::string_view name : all[i].older)
+        if (!name.empty()) NAPI_OK(napi_set_element(env, older, k++, make_string(env, name)));
+      set(env, o, "older", older);
+      NAPI_OK(napi_set_element(env, arr, uint32_t(i), o));
+    }
+    return arr;
+  });
+}
+
 napi_value Init(napi_env env, napi_value exports) {
   const napi_property_descriptor props[] = {
       {"schemas", nullptr, Schemas, nullptr, nullptr, nullptr, napi_default, nullptr},
@@ -830,6 +853,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"wptCompare", nullptr, WptCompare, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"isValidOperandName", nullptr, IsValidOperandName, nullptr, nullptr, nullptr, napi_default,
        nullptr},
+      {"paramSpellings", nullptr, ParamSpellings, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"nameTokenLength", nullptr, NameTokenLength, nullptr, nullptr, nullptr, napi_default,
        nullptr},
   };

@@ -163,7 +163,7 @@ test('build errors name the statement, the operator and the argument', async () 
     ['y = relu(x); y = neg(x);', /g\.webnn:5:18: neg 'y': 'y' is defined twice/],
     ['y = softmax(x, axis=1.5);', /argument 'axis': expected an integer, got 1\.5/],
     ['y = softmax(x);', /softmax 'y': missing required argument 'axis'/],
-    ['y = cast(x, type="f64");', /argument 'type': unknown data type 'f64'/],
+    ['y = cast(x, type="f64");', /argument 'dataType': unknown data type 'f64'/],
     ['y = resample2d(x, mode=cubic);', /argument 'mode': 'cubic' is not one of nearest-neighbor, linear/],
     ['y = relux(x);', /unknown operator 'relux' \(did you mean 'relu'\?\)/],
     ['[y, z] = relu(x);', /2 output names given, relu produces 1/],

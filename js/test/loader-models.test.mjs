@@ -5,7 +5,8 @@
 // both forms on the addon with the same inputs. Every output must match on the auto backend, and
 // on ref for the 4-bit model and two small image models.
 // WNN_LOADER_MODELS=a,b restricts the list. A model whose file is absent is skipped, saying so.
-// Needs WNN_BINARY (default <checkout>/build/wnn); the CTest entry js.loader_models provides it.
+// Needs the wnn CLI: WNN_CLI (as CTest's js.npm_test sets it) or WNN_BINARY, default
+// <checkout>/build/wnn; CTest's js.loader_models provides it and the models.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SOURCE, DEFAULT_ZOO, zooModel, devModels, generatedModels, findSharedModels, convert, checkModel } from '../tools/loader-models.mjs';
 
-const WNN = process.env.WNN_BINARY || path.join(SOURCE, 'build', 'wnn');
+const WNN = process.env.WNN_CLI || process.env.WNN_BINARY || path.join(SOURCE, 'build', 'wnn');
 const ZOO = process.env.WNN_MODELS_ZOO || path.join(SOURCE, 'build', 'models-zoo');
 const ONLY = process.env.WNN_LOADER_MODELS ? process.env.WNN_LOADER_MODELS.split(',') : null;
 const REF = new Set(['matmul_nbits_4bit', 'squeezenet1_1', 'mobilenet_v3_small']);
@@ -31,7 +32,7 @@ for (const model of models) {
   const absent = !model.make && !fs.existsSync(model.onnx);
   if (absent) console.log(`skip ${model.name}: ${model.onnx} is absent`);
   test(`${model.name} loads and matches wnn run`, { skip: absent && `${model.onnx} is absent` }, async () => {
-    assert.ok(fs.existsSync(WNN), `no wnn binary at ${WNN}: set WNN_BINARY`);
+    assert.ok(fs.existsSync(WNN), `no wnn binary at ${WNN}: set WNN_CLI`);
     const pair = convert(WNN, model, work);
     for (const backend of REF.has(model.name) ? ['auto', 'ref'] : ['auto']) {
       const r = await checkModel(WNN, model, pair, backend);

@@ -1,5 +1,5 @@
 // The loader's readers on every construct of the .webnn text and JSON forms, and their errors
-// (text errors with file:line:col, compared with `wnn check`: WNN_BINARY, default build/wnn).
+// (text errors with file:line:col, compared with `wnn check`: WNN_CLI, default build/wnn).
 // No addon needed: only parsing.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -113,10 +113,14 @@ test('statements: multi-output, bracketed single output, lists, objects, null, i
   assert.equal(conv.args[3].where, 'g.webnn:5:44');
 });
 
-test('older spellings: cast(x, to="Float32") reads as type', () => {
-  const g = parse('webnn_graph "o" v1 { inputs { x: i32[2]; } nodes { y = cast(x, to="Float32"); z = cast(x, type=f16); } outputs { y; z; } }');
-  assert.deepEqual(g.nodes[0].args[1], { name: 'type', value: { k: 'string', v: 'Float32' }, where: 'g.webnn:1:64' });
-  assert.deepEqual(g.nodes[1].args[1].value, { k: 'name', v: 'f16' });
+test('spellings: cast(x, type=f16), older to="Float32" and the IDL\'s dataType= read as dataType', () => {
+  const g = parse('webnn_graph "o" v1 { inputs { x: i32[2]; } nodes { y = cast(x, to="Float32"); z = cast(x, type=f16); w = cast(x, dataType="int8"); } outputs { y; z; w; } }');
+  assert.deepEqual(g.nodes[0].args[1], { name: 'dataType', value: { k: 'string', v: 'Float32' }, where: 'g.webnn:1:64' });
+  assert.deepEqual(g.nodes[1].args[1], { name: 'dataType', value: { k: 'name', v: 'f16' }, where: 'g.webnn:1:91' });
+  assert.equal(g.nodes[2].args[1].name, 'dataType');
+  // Only cast's parameters are respelt.
+  const r = parse('webnn_graph "o" v1 { inputs { x: f32[2]; } nodes { y = relu(x, type=1); } outputs { y; } }');
+  assert.equal(r.nodes[0].args[1].name, 'type');
 });
 
 test('names: ::, //, $, -, and reserved words', () => {
@@ -194,7 +198,7 @@ test('JSON: every construct, flat and nested operand lists, renamed outputs', ()
   assert.deepEqual(g.nodes[0].args[0].value.v.map((r) => r.v), ['input:0', 'input:0', 'input:0']);
   assert.deepEqual(g.nodes[1].args[0].value.v.map((r) => r.v), ['a', 'a']);
   assert.deepEqual(g.nodes[2].outputs, ['p0', 'p1']);
-  assert.equal(g.nodes[3].args[1].name, 'type');
+  assert.equal(g.nodes[3].args[1].name, 'dataType');
   assert.deepEqual(g.outputs.map((o) => [o.name, o.operand]), [['result', 'c'], ['p1', 'p1']]);
   assert.equal(isJsonGraph(new TextEncoder().encode('# c\n // d\n {')), true);
 });
@@ -217,8 +221,8 @@ test('malformed text: the same location and message as `wnn check`', async () =>
   const fs = await import('node:fs');
   const os = await import('node:os');
   const path = await import('node:path');
-  const wnn = process.env.WNN_BINARY || new URL('../../build/wnn', import.meta.url).pathname;
-  assert.ok(fs.existsSync(wnn), `no wnn binary at ${wnn}: set WNN_BINARY`);
+  const wnn = process.env.WNN_CLI || process.env.WNN_BINARY || new URL('../../build/wnn', import.meta.url).pathname;
+  assert.ok(fs.existsSync(wnn), `no wnn binary at ${wnn}: set WNN_CLI`);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wnn-loader-parse-')), 'g.webnn');
   const cases = [
     'webnn_graph "u v1 {', 'webnn_graph "a\\q" v1 {', 'webnn_graph "n" v3 { }', 'webnn_graph "n" v1 @fast { }',
