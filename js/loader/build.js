@@ -194,6 +194,21 @@ function fourBitBytes(dataType, packed, count, layout) {
   return out;
 }
 
+// The ArrayBufferView type the WebNN spec pairs with each data type; constant() takes the
+// bytes in it. 4-bit data: a Uint8Array when packed (two per byte), an Int8Array of
+// sign-extended int4 when one per byte.
+const VIEW_TYPES = {
+  float32: Float32Array, float16: Uint16Array, int32: Int32Array, uint32: Uint32Array,
+  int64: BigInt64Array, uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array,
+};
+
+function viewFor(dataType, bytes, layout) {
+  const T = isFourBit(dataType) ? (layout === 'unpacked' && dataType === 'int4' ? Int8Array : Uint8Array)
+    : VIEW_TYPES[dataType];
+  const own = bytes.byteOffset % T.BYTES_PER_ELEMENT === 0 ? bytes : bytes.slice();
+  return new T(own.buffer, own.byteOffset, own.byteLength / T.BYTES_PER_ELEMENT);
+}
+
 function toInt64(v) {
   if (Number.isNaN(v)) return 0n;
   if (v <= -9223372036854775808) return -(1n << 63n);
@@ -313,7 +328,7 @@ export async function buildGraph(graph, { context, Builder, weights, operators, 
         if (!layout) layout = probeFourBitLayout(Builder, context, c.dataType);
         bytes = fourBitBytes(c.dataType, bytes, n, layout);
       }
-      operands.set(c.name, builder.constant({ dataType: c.dataType, shape: c.shape }, bytes));
+      operands.set(c.name, builder.constant({ dataType: c.dataType, shape: c.shape }, viewFor(c.dataType, bytes, layout)));
       kinds.set(c.name, 'constant');
     });
   }

@@ -23,7 +23,6 @@ const encoder = new TextEncoder();
 
 function bytesOf(source, what) {
   if (typeof source === 'string') return encoder.encode(source);
-  if (source instanceof Uint8Array) return source;
   if (source instanceof ArrayBuffer) return new Uint8Array(source);
   if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
   throw new LoaderError(`${what}: expected a string, an ArrayBuffer or a typed array`);

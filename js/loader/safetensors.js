@@ -18,8 +18,8 @@ const ACCEPTS = {
   uint64: ['U64'], int8: ['I8'], uint8: ['U8', 'BOOL'],
 };
 
+// A plain Uint8Array over the file (a Node Buffer becomes a plain view, so slice() copies).
 function asBytes(source, what) {
-  if (source instanceof Uint8Array) return source;
   if (source instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && source instanceof SharedArrayBuffer)) {
     return new Uint8Array(source);
   }

@@ -234,3 +234,41 @@ test('64-bit integers beyond 2^53 reach the builder exactly (as BigInt)', async 
   const { out } = await run(g, null, { x: new BigInt64Array([-9007199254740999n, 5n, 9007199254741001n]) });
   assert.deepEqual([...new BigInt64Array(out.y)], [-9007199254740993n, 5n, 9007199254740995n]);
 });
+
+test('constant() gets the ArrayBufferView type the spec pairs with each data type, also from a Node Buffer', async () => {
+  const seen = {};
+  class RecordingBuilder {
+    constructor(context) {
+      this.context = context;
+    }
+    input(name, desc) {
+      return { ...desc };
+    }
+    constant(desc, view) {
+      seen[`${desc.dataType}`] = [view.constructor.name, view.length];
+      return { ...desc };
+    }
+    identity(x) {
+      return { ...x };
+    }
+    async build(outputs) {
+      return { outputs };
+    }
+  }
+  const w = Buffer.from(safetensors({
+    a: { dtype: 'F32', shape: [3], data: new Float32Array([1, 2, 3]) },
+    b: { dtype: 'I64', shape: [1], data: new BigInt64Array([5n]) },
+    c: { dtype: 'U8', shape: [2], data: new Uint8Array([0x21, 0x03]) },
+  }, { 'rustnn.webnn.packed4': '1' }));
+  const g = `webnn_graph "v" v1 { consts { a: f32[3]; b: i64[1]; c: i4[3]; h: f16[2] @scalar(1); u: u32[1] @scalar(7);
+    i: i32[1] @scalar(-1); s: i8[1] @scalar(-2); q: u8[1] @scalar(2); l: u64[1] @scalar(3); }
+    nodes { y = identity(a); } outputs { y; } }`;
+  for (const [int4Layout, int4View] of [['packed', ['Uint8Array', 2]], ['unpacked', ['Int8Array', 3]]]) {
+    await loadGraph({}, g, w, { MLGraphBuilder: RecordingBuilder, int4Layout });
+    assert.deepEqual(seen, {
+      float32: ['Float32Array', 3], int64: ['BigInt64Array', 1], int4: int4View, float16: ['Uint16Array', 2],
+      uint32: ['Uint32Array', 1], int32: ['Int32Array', 1], int8: ['Int8Array', 1], uint8: ['Uint8Array', 1],
+      uint64: ['BigUint64Array', 1],
+    });
+  }
+});
