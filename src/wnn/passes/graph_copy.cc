@@ -60,6 +60,13 @@ std::vector<OperandId> copy_inputs_and_constants(const Graph& source,
   return map;
 }
 
+std::string fresh_name(const Graph& source, const GraphBuilder& builder, const std::string& base) {
+  std::string name = builder.unique_name(base);
+  for (int k = 1; source.find(name); ++k)
+    name = builder.unique_name(base + "_" + std::to_string(k));
+  return name;
+}
+
 Graph remove_unread_inputs(const Graph& source, std::vector<std::string>& removed) {
   std::vector<bool> read(source.operands().size(), false);
   for (const Node& n : source.nodes()) {

@@ -22,6 +22,10 @@ std::vector<OperandId> copy_inputs_and_constants(const Graph& source,
                                                  const std::vector<bool>& needed,
                                                  GraphBuilder& builder);
 
+// A name for a value a pass adds while rebuilding `source` into `builder`'s graph: unused in
+// both (the nodes copied later keep their source names). `base`, else `base_1`, ...
+std::string fresh_name(const Graph& source, const GraphBuilder& builder, const std::string& base);
+
 // A copy of `source` without the graph inputs that no node reads and no output is; their
 // names are appended to `removed`, in input order. Constants, nodes and names are kept.
 Graph remove_unread_inputs(const Graph& source, std::vector<std::string>& removed);

@@ -6,7 +6,10 @@
 #include <map>
 
 #include "wnn/kernels/kernel.h"
+#include "wnn/passes/cancel_transposes.h"
 #include "wnn/passes/fold_constants.h"
+#include "wnn/passes/fold_pad_into_conv.h"
+#include "wnn/passes/frame_strided_conv.h"
 #include "wnn/passes/fuse_gelu.h"
 #include "wnn/passes/fuse_hard_swish.h"
 #include "wnn/runtime/delegate.h"
@@ -27,10 +30,23 @@ ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOp
     plan.graph = std::move(graph);
   }
   if (!delegates.empty()) {
+    // Inverse transposes around elementwise chains (tf2onnx's NHWC wrappers) cancel.
+    auto transposes = passes::cancel_transposes(*plan.graph);
+    if (transposes.fused > 0)
+      plan.graph = std::make_shared<const Graph>(std::move(transposes.graph));
+    plan.fused_patterns = transposes.fused;
+    // An STFT written as a strided long-filter Conv1d becomes framing and one matmul.
+    auto framed = passes::frame_strided_convs(*plan.graph);
+    if (framed.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(framed.graph));
+    plan.fused_patterns += framed.fused;
+    // A zero pad before a conv (tf2onnx's ZeroPadding2D) becomes the conv's padding.
+    auto pads = passes::fold_pads_into_convs(*plan.graph);
+    if (pads.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(pads.graph));
+    plan.fused_patterns += pads.fused;
     // Written-out gelu becomes one node a delegate runs as one kernel (or a matmul post-op).
     auto gelu = passes::fuse_gelu(*plan.graph);
     if (gelu.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(gelu.graph));
-    plan.fused_patterns = gelu.fused;
+    plan.fused_patterns += gelu.fused;
     // Written-out hardSwish likewise (paddle2onnx, tf2onnx and older PyTorch exports).
     auto hard_swish = passes::fuse_hard_swish(*plan.graph);
     if (hard_swish.fused > 0)

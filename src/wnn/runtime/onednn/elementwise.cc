@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "wnn/core/error.h"
+#include "wnn/passes/pattern_match.h"
 #include "wnn/runtime/onednn/epilogue.h"
 
 namespace wnn::runtime::onednn {
@@ -110,6 +111,25 @@ void define_binary(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::binary(pd), std::move(args));
 }
 
+// pow(x, 2) with a one-element constant exponent: eltwise_square, x * x, the correctly rounded
+// square the reference kernel's powf gives. Other exponents stay on the reference kernels:
+// oneDNN's general eltwise_pow does not promise powf's results (nor its edge cases, such as
+// pow(-0, 0.5) = +0 against sqrt's -0).
+Support pow_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  if (g.desc(n.inputs[0]).shape != g.desc(n.outputs[0]).shape || g.desc(n.inputs[0]).shape.empty())
+    return Support::no("the base broadcasts or is a scalar");
+  if (passes::scalar_constant(g, n.inputs[1]) != 2.0f)
+    return Support::no("the exponent is not the one-element constant 2");
+  if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
+    return Support::no("rank above oneDNN's 12");
+  return Support::yes();
+}
+
+void define_pow(RegionBuilder& b, const Node& n) {
+  define_eltwise_of(b, n, n.inputs[0], {algorithm::eltwise_square, 0, 0});
+}
+
 void define_softmax(RegionBuilder& b, const Node& n) {
   const memory::desc src = b.plain_desc(n.inputs[0]);
   const int axis = int(n.attrs.get_int("axis"));
@@ -133,6 +153,7 @@ void register_elementwise(Table& t) {
        {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kMax, OpKind::kMin}) {
     t[size_t(op)] = {binary_supports, define_binary};
   }
+  t[size_t(OpKind::kPow)] = {pow_supports, define_pow};
   t[size_t(OpKind::kSoftmax)] = {eltwise_supports, define_softmax};
   t[size_t(OpKind::kHardSigmoid)] = {eltwise_supports, define_hard_sigmoid};
 }

@@ -50,6 +50,11 @@ void define_transpose(RegionBuilder& b, const Node& n) {
 // activations): forcing row-major cost two reorders in and one out per concat, a third of
 // squeezenet's time. Where oneDNN cannot concat those layouts (a blocked channel dimension
 // padded at the seam), it runs row-major as before.
+//
+// oneDNN 2.6 runs a concat as one parallel copy ("simple:any") where it can; otherwise its
+// general concat ("ref:any") is one reorder per input into that input's window of the output.
+// wnn writes the second out itself: each step is then a jit reorder the profile names, and the
+// rule that no reference implementation is kept (add_step) needs no exception.
 void define_concat(RegionBuilder& b, const Node& n) {
   const int axis = int(n.attrs.get_int("axis"));
   const memory::desc out_plain = b.plain_desc(n.outputs[0]);
@@ -67,12 +72,27 @@ void define_concat(RegionBuilder& b, const Node& n) {
     srcs.push_back(held.empty() ? b.plain_desc(n.inputs[i]) : held[i]);
   }
   if (held.empty()) pd.emplace(out_plain, axis, srcs, b.engine());
-  std::unordered_map<int, memory> args;
-  for (size_t i = 0; i < n.inputs.size(); ++i) {
-    args[DNNL_ARG_MULTIPLE_SRC + int(i)] = b.get(n.inputs[i], srcs[i]);
+  if (!reference_kernel(*pd)) {
+    std::unordered_map<int, memory> args;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      args[DNNL_ARG_MULTIPLE_SRC + int(i)] = b.get(n.inputs[i], srcs[i]);
+    }
+    args[DNNL_ARG_DST] = b.define_output(n.outputs[0], pd->dst_desc());
+    b.add_step(dnnl::concat(*pd), std::move(args));
+    return;
   }
-  args[DNNL_ARG_DST] = b.define_output(n.outputs[0], pd->dst_desc());
-  b.add_step(dnnl::concat(*pd), std::move(args));
+  // Each input's window of the output (the output's layout as oneDNN chose it).
+  const memory::desc out = pd->dst_desc();
+  const memory dst = b.define_output(n.outputs[0], out);
+  memory::dims offsets(out.dims().size(), 0);
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const memory::dims dims = b.plain_desc(n.inputs[i]).dims();
+    if (dims[size_t(axis)] == 0) continue;  // nothing to copy
+    const memory src = b.get(n.inputs[i], srcs[i]);
+    const memory window = b.alias(dst, out.submemory_desc(dims, offsets));
+    b.add_step(dnnl::reorder(src, window), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, window}}, "concat");
+    offsets[size_t(axis)] += dims[size_t(axis)];
+  }
 }
 
 // slice with unit strides: a reorder from a window (submemory) of the row-major input.

@@ -317,10 +317,7 @@ void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::me
   dnnl_primitive_desc_query(p.get_primitive_desc(), dnnl_query_impl_info_str, 0, &impl);
   // A reference implementation is never kept (SlowNode): the node goes back to the partition,
   // which leaves it to wnn's own kernels. Reported once per node, for its first such step.
-  // Concat and sum are exempt: their "ref:any" runs one (jit) reorder per input.
-  const bool composite =
-      p.get_kind() == dnnl::primitive::kind::concat || p.get_kind() == dnnl::primitive::kind::sum;
-  if (impl && !composite && reference_impl(impl) && current_node_ >= 0 &&
+  if (impl && reference_impl(impl) && current_node_ >= 0 &&
       std::none_of(slow_.begin(), slow_.end(),
                    [&](const SlowNode& s) { return s.node == uint32_t(current_node_); })) {
     const Node& n = graph_.nodes()[size_t(current_node_)];
@@ -330,8 +327,6 @@ void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::me
                                               describe_operands(graph_, n), impl)});
   }
   std::string kernel = impl ? impl : "";
-  // Profiles say so, so that a kept "ref:" is never unexplained.
-  if (composite && reference_impl(kernel)) kernel += " (" + std::string(kCompositeByReorders) + ")";
   steps_.push_back(
       {std::move(p), std::move(args), {std::move(label), current_node_, {}, kernel}, threads});
 }

@@ -172,8 +172,5 @@ bool reference_impl(std::string_view impl);
 // reference_impl() of the implementation oneDNN picked for `pd`: callers fall back to another
 // layout or lowering, and a step still on one makes its node a SlowNode.
 bool reference_kernel(const dnnl::primitive_desc_base& pd);
-// What a profile appends to the kernel name of a concat or sum on "ref:any": those run one jit
-// reorder per input, so they are kept.
-inline constexpr std::string_view kCompositeByReorders = "one reorder per input";
 
 }  // namespace wnn::runtime::onednn
