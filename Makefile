@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 
 .PHONY: all deps build test test-sanitize test-robust ci demo docs bench bench-ort fuzz clean \
         format onnx-backend-test python-models-test models-test \
-        transformer-zoo real-models-test
+        transformer-zoo real-models-test js-models-test
 
 all: build
 
@@ -127,6 +127,17 @@ REAL_MODELS_FLAGS ?=
 real-models-test: build
 	/usr/bin/python3 tests/real_models/validate_dev_set.py $(BUILD)/wnn \
 	  $(if $(REAL_MODELS),--models $(subst $(comma), ,$(REAL_MODELS))) $(REAL_MODELS_FLAGS)
+
+# js/loader on every zoo model (tests/models/make_models.py --list, exported into
+# $(BUILD)/models-zoo when missing) and the dev set: each converted, run by `wnn run` and loaded
+# through the loader on the Node addon with the same inputs; prints `N matched, N failed`.
+# JS_MODELS=a,b runs just those; JS_MODELS_BACKENDS=auto,ref adds backends.
+JS_MODELS ?=
+JS_MODELS_BACKENDS ?= auto
+js-models-test: build
+	WNN_NODE_ADDON=$(BUILD)/js/wnn.node node js/tools/loader-models.mjs --wnn $(BUILD)/wnn \
+	  --zoo $(BUILD)/models-zoo --export all --dev --backends $(JS_MODELS_BACKENDS) \
+	  $(if $(JS_MODELS),--models $(JS_MODELS))
 
 # The big transformer models of tests/models/make_transformers.py (benchmark decoders and
 # encoders, about 1.6 GB, several minutes) into $(BUILD)/transformer-zoo; `make test` runs

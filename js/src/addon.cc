@@ -20,6 +20,8 @@
 #include "wnn/conformance/wpt.h"
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
+#include "wnn/core/names.h"
+#include "wnn/format/param_spelling.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/session.h"
 
@@ -781,6 +783,56 @@ napi_value WptCompare(napi_env env, napi_callback_info info) {
   });
 }
 
+// ---- the .webnn name grammar, for js/loader's agreement test (not part of navigator.ml) ----
+
+// nameTokenLength(Uint8Array) -> the length in bytes of the name token the .webnn lexer reads at
+// the start of the UTF-8 bytes (wnn::name_token_length), 0 when none starts there.
+napi_value NameTokenLength(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 1);
+    const Bytes b = view_bytes(env, a[0]);
+    return make_number(
+        env,
+        double(name_token_length(std::string_view(reinterpret_cast<const char*>(b.data), b.size))));
+  });
+}
+
+// isValidOperandName(Uint8Array) -> whether the text form can write the UTF-8 bytes as one name
+// (wnn::is_valid_operand_name: one whole name token that is not a reserved word).
+napi_value IsValidOperandName(napi_env env, napi_callback_info info) {
+  return guarded(env, [&] {
+    auto a = args_of(env, info, 1);
+    const Bytes b = view_bytes(env, a[0]);
+    napi_value v;
+    NAPI_OK(napi_get_boolean(
+        env, is_valid_operand_name(std::string_view(reinterpret_cast<const char*>(b.data), b.size)),
+        &v));
+    return v;
+  });
+}
+
+// paramSpellings() -> [{op, table, file, older: [...]}]: the parameters the .webnn forms spell
+// differently from the operator table (format/param_spelling.h), for js/loader's operators.js.
+napi_value ParamSpellings(napi_env env, napi_callback_info) {
+  return guarded(env, [&] {
+    const auto all = format::param_spellings();
+    napi_value arr = make_array(env, all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      napi_value o = make_object(env);
+      set(env, o, "op", make_string(env, all[i].op));
+      set(env, o, "table", make_string(env, all[i].table));
+      set(env, o, "file", make_string(env, all[i].file));
+      napi_value older = make_array(env);
+      uint32_t k = 0;
+      for (std::string_view name : all[i].older)
+        if (!name.empty()) NAPI_OK(napi_set_element(env, older, k++, make_string(env, name)));
+      set(env, o, "older", older);
+      NAPI_OK(napi_set_element(env, arr, uint32_t(i), o));
+    }
+    return arr;
+  });
+}
+
 napi_value Init(napi_env env, napi_value exports) {
   const napi_property_descriptor props[] = {
       {"schemas", nullptr, Schemas, nullptr, nullptr, nullptr, napi_default, nullptr},
@@ -799,6 +851,11 @@ napi_value Init(napi_env env, napi_value exports) {
       {"wptToHalf", nullptr, WptToHalf, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wptTensor", nullptr, WptTensor, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"wptCompare", nullptr, WptCompare, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"isValidOperandName", nullptr, IsValidOperandName, nullptr, nullptr, nullptr, napi_default,
+       nullptr},
+      {"paramSpellings", nullptr, ParamSpellings, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"nameTokenLength", nullptr, NameTokenLength, nullptr, nullptr, nullptr, napi_default,
+       nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

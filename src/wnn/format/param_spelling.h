@@ -3,10 +3,22 @@
 // what wnn prints is what it and the format's other tools read.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
 namespace wnn::format {
+
+// One parameter whose file spelling differs from the operator table's name.
+struct ParamSpelling {
+  std::string_view op;
+  std::string_view table;     // the operator table's (IDL's) name
+  std::string_view file;      // what writers print
+  std::string_view older[2];  // also read
+};
+
+// The whole table, for readers outside C++ (js/loader's operators.js is generated from it).
+std::span<const ParamSpelling> param_spellings();
 
 // The name a writer prints for parameter `param` of `op`: the format's canonical spelling
 // (WEBNN_FORMAT.md writes `cast(x, type="float16")`, where the IDL now says dataType).

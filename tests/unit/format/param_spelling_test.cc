@@ -74,5 +74,19 @@ TEST(ParamSpelling, OtherOperatorsAndNamesPassThrough) {
   EXPECT_EQ(table_param_name("cast", "input"), "input");
 }
 
+// The listing other readers are generated from (js/loader/operators.js) says what the two
+// lookups do.
+TEST(ParamSpelling, ListingAgreesWithTheLookups) {
+  ASSERT_FALSE(param_spellings().empty());
+  for (const ParamSpelling& s : param_spellings()) {
+    EXPECT_EQ(file_param_name(s.op, s.table), s.file) << s.op;
+    EXPECT_EQ(table_param_name(s.op, s.file), s.table) << s.op;
+    for (std::string_view older : s.older) {
+      if (!older.empty()) EXPECT_EQ(table_param_name(s.op, older), s.table) << s.op << " " << older;
+    }
+  }
+  EXPECT_EQ(param_spellings()[0].op, "cast");
+}
+
 }  // namespace
 }  // namespace wnn::format
