@@ -69,7 +69,7 @@ function builderClass(context, options) {
 //   options: MLGraphBuilder  the builder class (default: the global MLGraphBuilder)
 //            dims            {name: size} for dyn("name", max) input dims; a dim not given
 //                            takes its max, as `wnn run` does
-//            int4Layout      'packed' (two per byte, the WebNN spec) or 'unpacked' (one per
+//            int4Layout      'packed' (two per byte, as .webnn files hold them) or 'unpacked' (one per
 //                            byte); by default asked of the context once, when needed
 //            fileName, weightsFileName   names used in error messages
 //            operators       the operator table (default: operators.js, wnn's table)
