@@ -408,15 +408,16 @@ function enqueue(c, fn, background = false) {
 }
 
 // MLOpSupportLimits: per operator, one MLTensorLimits per operand argument or option (named as
-// in the IDL, which the schema follows) and per output. wnn's kernels take any rank up to
-// MAX_RANK wherever the operator's shape rules allow one, so the rank range is the same for all;
-// the shape rules of each operator (checked at build time) narrow it further.
+// in the IDL, which the schema follows) and per output. The rank ranges are the schema's, which
+// the builder checks before shape inference: the spec's tensor-limits tables, with "any rank"
+// meaning up to MAX_RANK (the shape rules of each operator, checked at build time, narrow them
+// further). An operand whose rank must equal another's reports that one's range.
 const MAX_RANK = 8;
 function supportLimits() {
   const all = [...DATA_TYPES.keys()];
-  const tensorLimits = (dataTypes) => ({
+  const tensorLimits = (dataTypes, rankRange = { min: 0, max: MAX_RANK }) => ({
     dataTypes: dataTypes.filter((t) => DATA_TYPES.has(t)),
-    rankRange: { min: 0, max: MAX_RANK },
+    rankRange: { min: rankRange.min, max: rankRange.max },
   });
   const limits = {
     preferredInputLayout: 'nchw',
@@ -429,11 +430,15 @@ function supportLimits() {
   for (const s of SCHEMAS) {
     const op = {};
     const operands = [...s.args, ...s.options].filter((p) => p.kind === 'operand' || p.kind === 'operand list');
-    for (const p of operands) op[p.name] = tensorLimits(p.dataTypes);
+    const ranksOf = (p) => (p.sameRankAs ? operands.find((q) => q.name === p.sameRankAs).rankRange : p.rankRange);
+    for (const p of operands) op[p.name] = tensorLimits(p.dataTypes, ranksOf(p));
     // An output's data type follows the first operand's unless an option chooses it.
     const chosen = s.options.some((p) => p.kind === 'data type');
     const outTypes = chosen || operands.length === 0 ? all : operands[0].dataTypes;
-    for (const name of SEQUENCE_RESULTS.get(s.name) ?? ['output']) op[name] = tensorLimits(outTypes);
+    const outputs = SEQUENCE_RESULTS.get(s.name) ?? ['output'];
+    outputs.forEach((name, i) => {
+      op[name] = tensorLimits(outTypes, s.outputRanks[Math.min(i, s.outputRanks.length - 1)]);
+    });
     limits[s.name] = op;
   }
   return limits;

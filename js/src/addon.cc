@@ -7,6 +7,7 @@
 // failures become an Error whose .name is "OperationError". No C++ exception leaves a callback.
 #include <node_api.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -645,6 +646,13 @@ napi_value Backends(napi_env env, napi_callback_info) {
 
 // ---- the operator table ----
 
+napi_value rank_range_to_js(napi_env env, RankRange r) {
+  napi_value o = make_object(env);
+  set(env, o, "min", make_number(env, double(r.min)));
+  set(env, o, "max", make_number(env, double(r.max)));
+  return o;
+}
+
 napi_value param_to_js(napi_env env, const ParamSpec& p) {
   napi_value o = make_object(env);
   set(env, o, "name", make_string(env, p.name));
@@ -660,6 +668,8 @@ napi_value param_to_js(napi_env env, const ParamSpec& p) {
       NAPI_OK(napi_set_element(env, dts, k++, make_string(env, dtype_name(t))));
   set(env, o, "dataTypes", dts);
   set(env, o, "doc", make_string(env, p.doc));
+  set(env, o, "rankRange", rank_range_to_js(env, p.ranks));
+  if (!p.same_rank_as.empty()) set(env, o, "sameRankAs", make_string(env, p.same_rank_as));
   return o;
 }
 
@@ -679,6 +689,12 @@ napi_value Schemas(napi_env env, napi_callback_info) {
         NAPI_OK(napi_set_element(env, opts, uint32_t(j), param_to_js(env, s.options[j])));
       set(env, o, "args", args);
       set(env, o, "options", opts);
+      // One per output; the last repeats for a list of outputs (split).
+      const size_t n = std::max<size_t>(1, s.output_ranks.size());
+      napi_value outs = make_array(env, n);
+      for (size_t j = 0; j < n; ++j)
+        NAPI_OK(napi_set_element(env, outs, uint32_t(j), rank_range_to_js(env, s.output_rank(j))));
+      set(env, o, "outputRanks", outs);
       NAPI_OK(napi_set_element(env, arr, uint32_t(i), o));
     }
     return arr;

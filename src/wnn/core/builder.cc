@@ -347,8 +347,15 @@ std::vector<OperandId> GraphBuilder::add(const Call& call) {
     }
     const InferContext ctx(attrs,
                            [this](OperandId id) -> const OperandDesc& { return graph_.desc(id); });
+    schema::require_ranks(ctx);
     std::vector<OperandDesc> outs = schema->infer(ctx);
-    for (const auto& o : outs) validate_shape(o.shape, "output shape");
+    for (size_t i = 0; i < outs.size(); ++i) {
+      validate_shape(outs[i].shape, "output shape");
+      // The table states the output ranks inference can produce; a mismatch is a bug in wnn.
+      check_internal(schema->output_rank(i).contains(outs[i].shape.size()),
+                     "output {} has rank {}, outside the schema's {}", i, outs[i].shape.size(),
+                     rank_range_to_string(schema->output_rank(i)));
+    }
 
     std::vector<std::string> names = call.outputs;
     if (names.empty()) {

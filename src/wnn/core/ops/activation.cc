@@ -84,7 +84,8 @@ void register_activation(std::vector<OpSchema>& t) {
     s.name = "softmax";
     s.family = "activation";
     s.doc = "exp(x) / sum(exp(x)) along axis";
-    s.args = {operand("input", fl), arg("axis", ParamKind::kInt, "the axis normalised over")};
+    s.args = {operand("input", fl).with_ranks(1),
+              arg("axis", ParamKind::kInt, "the axis normalised over")};
     s.infer = [](const InferContext& ctx) {
       const auto& in = ctx.operand("input");
       require_axis(ctx.attrs().get_int("axis"), in.shape.size(), "axis");

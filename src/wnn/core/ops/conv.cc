@@ -88,12 +88,12 @@ void register_conv(std::vector<OpSchema>& t) {
     s.name = "conv2d";
     s.family = "conv";
     s.doc = "2-D convolution";
-    s.args = {operand("input", fl), operand("filter", fl)};
+    s.args = {operand("input", fl).with_rank(4), operand("filter", fl).with_rank(4)};
     s.options = conv_common_options();
     s.options.push_back(opt("groups", ParamKind::kInt, int64_t(1)));
     s.options.push_back(opt_enum("inputLayout", {"nchw", "nhwc"}, "nchw"));
     s.options.push_back(opt_enum("filterLayout", {"oihw", "hwio", "ohwi", "ihwo"}, "oihw"));
-    s.options.push_back(opt_operand("bias", fl, "1-D [outputChannels]"));
+    s.options.push_back(opt_operand("bias", fl, "1-D [outputChannels]").with_rank(1));
     s.infer = [](const InferContext& ctx) {
       require_same_dtype(ctx, {"input", "filter", "bias"});
       const auto& a = ctx.attrs();
@@ -124,7 +124,7 @@ void register_conv(std::vector<OpSchema>& t) {
     s.name = "convTranspose2d";
     s.family = "conv";
     s.doc = "2-D transposed convolution";
-    s.args = {operand("input", fl), operand("filter", fl)};
+    s.args = {operand("input", fl).with_rank(4), operand("filter", fl).with_rank(4)};
     s.options = conv_common_options();
     s.options.push_back(opt("outputPadding", ParamKind::kIntList, IntList{0, 0},
                             "extra rows and columns at the end, each < stride"));
@@ -133,7 +133,7 @@ void register_conv(std::vector<OpSchema>& t) {
     s.options.push_back(opt("groups", ParamKind::kInt, int64_t(1)));
     s.options.push_back(opt_enum("inputLayout", {"nchw", "nhwc"}, "nchw"));
     s.options.push_back(opt_enum("filterLayout", {"iohw", "hwoi", "ohwi"}, "iohw"));
-    s.options.push_back(opt_operand("bias", fl, "1-D [outputChannels]"));
+    s.options.push_back(opt_operand("bias", fl, "1-D [outputChannels]").with_rank(1));
     s.infer = [](const InferContext& ctx) {
       require_same_dtype(ctx, {"input", "filter", "bias"});
       const auto& a = ctx.attrs();

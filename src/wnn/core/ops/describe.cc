@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -28,8 +29,22 @@ std::string kind_text(const ParamSpec& p) {
   if (!p.enum_values.empty()) k += " {" + fmt::format("{}", fmt::join(p.enum_values, "|")) + "}";
   if (p.kind == ParamKind::kOperand || p.kind == ParamKind::kOperandList) {
     k += " (" + param_dtypes(p) + ")";
+    if (p.ranks != RankRange{}) k += ", rank " + rank_range_to_string(p.ranks);
+    if (!p.same_rank_as.empty()) k += fmt::format(", rank of `{}`", p.same_rank_as);
   }
   return k;
+}
+
+nlohmann::json rank_range_json(RankRange r) { return {{"min", r.min}, {"max", r.max}}; }
+
+// The outputs' ranks, when the schema narrows them: "4", or "3, 4" for several outputs.
+std::string output_ranks_text(const OpSchema& s) {
+  if (s.output_ranks.empty() && s.output_rank(0) == RankRange{}) return {};
+  std::vector<std::string> r;
+  for (size_t i = 0; i < std::max<size_t>(1, s.output_ranks.size()); ++i) {
+    r.push_back(rank_range_to_string(s.output_rank(i)));
+  }
+  return fmt::format("{}", fmt::join(r, ", "));
 }
 
 }  // namespace
@@ -120,6 +135,8 @@ nlohmann::json schema_to_json(const OpSchema& s) {
           if (p.dtypes.contains(t)) d.push_back(dtype_name(t));
         }
         e["dataTypes"] = d;
+        e["ranks"] = rank_range_json(p.ranks);
+        if (!p.same_rank_as.empty()) e["sameRankAs"] = p.same_rank_as;
       }
       if (!p.enum_values.empty()) e["values"] = p.enum_values;
       if (options) {
@@ -137,6 +154,12 @@ nlohmann::json schema_to_json(const OpSchema& s) {
   };
   j["arguments"] = params(s.args, false);
   j["options"] = params(s.options, true);
+  // One entry per output; the last repeats for a list of outputs (split).
+  nlohmann::json outs = nlohmann::json::array();
+  for (size_t i = 0; i < std::max<size_t>(1, s.output_ranks.size()); ++i) {
+    outs.push_back(rank_range_json(s.output_rank(i)));
+  }
+  j["outputRanks"] = outs;
   return j;
 }
 
@@ -178,6 +201,9 @@ std::string operator_table_markdown() {
       std::vector<std::string> args;
       for (const auto& p : s->args) args.push_back(std::string(p.name));
       out += fmt::format("### `{}({})`\n\n{}\n\n", s->name, fmt::join(args, ", "), s->doc);
+      if (const auto r = output_ranks_text(*s); !r.empty()) {
+        out += fmt::format("Output rank: {}.\n\n", r);
+      }
       out += "| parameter | kind | default |\n|---|---|---|\n";
       for (const auto& p : s->args) {
         out += fmt::format("| `{}` | {} | required |\n", p.name, kind_text(*&p));

@@ -21,10 +21,9 @@ OpSchema entry(OpKind kind, std::string_view name, std::string_view doc,
   return s;
 }
 
-// gatherElements / scatterElements: same rank, equal dims except along axis.
+// gatherElements / scatterElements: equal dims except along axis (the schema makes the ranks
+// equal).
 void check_elements_shapes(const OperandDesc& input, const OperandDesc& indices, int64_t axis) {
-  check(indices.shape.size() == input.shape.size(), "indices rank {} differs from input rank {}",
-        indices.shape.size(), input.shape.size());
   for (size_t d = 0; d < input.shape.size(); ++d) {
     if (int64_t(d) == axis) continue;
     check(indices.shape[d] == input.shape[d],
@@ -35,8 +34,6 @@ void check_elements_shapes(const OperandDesc& input, const OperandDesc& indices,
 
 // gatherND / scatterND: the shape of the gathered slices.
 Shape nd_result_shape(const OperandDesc& input, const OperandDesc& indices) {
-  check(input.shape.size() >= 1, "input must have rank >= 1");
-  check(indices.shape.size() >= 1, "indices must have rank >= 1");
   const int64_t k = indices.shape.back();
   check(k >= 1 && k <= int64_t(input.shape.size()),
         "the last dimension of indices ({}) must be in [1, input rank {}]", k, input.shape.size());
@@ -52,7 +49,7 @@ void register_gather(std::vector<OpSchema>& t) {
   const DataTypeSet idx = dtypes::kIndices;
   t.push_back(entry(OpKind::kGather, "gather",
                     "take slices along axis at indices (negative counts from end)",
-                    {operand("input", all), operand("indices", idx)},
+                    {operand("input", all).with_ranks(1), operand("indices", idx)},
                     {opt("axis", ParamKind::kInt, int64_t(0))}, [](const InferContext& ctx) {
                       const auto& in = ctx.operand("input");
                       const auto& indices = ctx.operand("indices");
@@ -63,26 +60,31 @@ void register_gather(std::vector<OpSchema>& t) {
                       out.insert(out.end(), in.shape.begin() + axis + 1, in.shape.end());
                       return std::vector<OperandDesc>{{in.dtype, out}};
                     }));
-  t.push_back(entry(OpKind::kGatherElements, "gatherElements",
-                    "take elements along axis at indices",
-                    {operand("input", all), operand("indices", idx)},
-                    {opt("axis", ParamKind::kInt, int64_t(0))}, [](const InferContext& ctx) {
-                      const auto& in = ctx.operand("input");
-                      const auto& indices = ctx.operand("indices");
-                      const int64_t axis = ctx.attrs().get_int("axis");
-                      require_axis(axis, in.shape.size(), "axis");
-                      check_elements_shapes(in, indices, axis);
-                      return std::vector<OperandDesc>{{in.dtype, indices.shape}};
-                    }));
+  // A rank-1 input and scalar indices give a scalar (the spec's table says 1 to N).
+  t.back().output_ranks = {RankRange{}};
+  t.push_back(
+      entry(OpKind::kGatherElements, "gatherElements", "take elements along axis at indices",
+            {operand("input", all).with_ranks(1), operand("indices", idx).with_rank_of("input")},
+            {opt("axis", ParamKind::kInt, int64_t(0))}, [](const InferContext& ctx) {
+              const auto& in = ctx.operand("input");
+              const auto& indices = ctx.operand("indices");
+              const int64_t axis = ctx.attrs().get_int("axis");
+              require_axis(axis, in.shape.size(), "axis");
+              check_elements_shapes(in, indices, axis);
+              return std::vector<OperandDesc>{{in.dtype, indices.shape}};
+            }));
   t.push_back(entry(
       OpKind::kGatherND, "gatherND", "take slices addressed by the last dim of indices",
-      {operand("input", all), operand("indices", idx)}, {}, [](const InferContext& ctx) {
+      {operand("input", all).with_ranks(1), operand("indices", idx).with_ranks(1)}, {},
+      [](const InferContext& ctx) {
         const auto& in = ctx.operand("input");
         return std::vector<OperandDesc>{{in.dtype, nd_result_shape(in, ctx.operand("indices"))}};
       }));
+  t.back().output_ranks = {RankRange{}};  // input [6] and indices [1] give a scalar
   t.push_back(
       entry(OpKind::kScatterElements, "scatterElements", "input with updates written along axis",
-            {operand("input", all), operand("indices", idx), operand("updates", all)},
+            {operand("input", all).with_ranks(1), operand("indices", idx).with_rank_of("input"),
+             operand("updates", all).with_rank_of("input")},
             {opt("axis", ParamKind::kInt, int64_t(0))}, [](const InferContext& ctx) {
               require_same_dtype(ctx, {"input", "updates"});
               const auto& in = ctx.operand("input");
@@ -96,8 +98,9 @@ void register_gather(std::vector<OpSchema>& t) {
               return std::vector<OperandDesc>{in};
             }));
   t.push_back(entry(OpKind::kScatterND, "scatterND", "input with update slices written at indices",
-                    {operand("input", all), operand("indices", idx), operand("updates", all)}, {},
-                    [](const InferContext& ctx) {
+                    {operand("input", all).with_ranks(1), operand("indices", idx).with_ranks(1),
+                     operand("updates", all)},
+                    {}, [](const InferContext& ctx) {
                       require_same_dtype(ctx, {"input", "updates"});
                       const auto& in = ctx.operand("input");
                       const auto& updates = ctx.operand("updates");

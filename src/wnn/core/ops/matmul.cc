@@ -14,16 +14,15 @@ void register_matmul(std::vector<OpSchema>& t) {
     s.name = "gemm";
     s.family = "matmul";
     s.doc = "alpha * A' * B' + beta * C for rank-2 A and B";
-    s.args = {operand("a", fl), operand("b", fl)};
-    s.options = {opt_operand("c", fl, "broadcasts to [M, N]"), opt("alpha", ParamKind::kFloat, 1.0),
-                 opt("beta", ParamKind::kFloat, 1.0), opt("aTranspose", ParamKind::kBool, false),
+    s.args = {operand("a", fl).with_rank(2), operand("b", fl).with_rank(2)};
+    s.options = {opt_operand("c", fl, "broadcasts to [M, N]").with_ranks(0, 2),
+                 opt("alpha", ParamKind::kFloat, 1.0), opt("beta", ParamKind::kFloat, 1.0),
+                 opt("aTranspose", ParamKind::kBool, false),
                  opt("bTranspose", ParamKind::kBool, false)};
     s.infer = [](const InferContext& ctx) {
       require_same_dtype(ctx, {"a", "b", "c"});
       const auto& a = ctx.operand("a");
       const auto& b = ctx.operand("b");
-      check(a.shape.size() == 2, "a must have rank 2, has rank {}", a.shape.size());
-      check(b.shape.size() == 2, "b must have rank 2, has rank {}", b.shape.size());
       const bool ta = ctx.attrs().get_bool("aTranspose");
       const bool tb = ctx.attrs().get_bool("bTranspose");
       const int64_t m = ta ? a.shape[1] : a.shape[0];
@@ -45,13 +44,11 @@ void register_matmul(std::vector<OpSchema>& t) {
     s.name = "matmul";
     s.family = "matmul";
     s.doc = "batched matrix product; batch dims broadcast";
-    s.args = {operand("a", fl), operand("b", fl)};
+    s.args = {operand("a", fl).with_ranks(2), operand("b", fl).with_ranks(2)};
     s.infer = [](const InferContext& ctx) {
       require_same_dtype(ctx, {"a", "b"});
       const auto& a = ctx.operand("a");
       const auto& b = ctx.operand("b");
-      check(a.shape.size() >= 2, "a must have rank >= 2, has rank {}", a.shape.size());
-      check(b.shape.size() >= 2, "b must have rank >= 2, has rank {}", b.shape.size());
       const int64_t m = a.shape[a.shape.size() - 2];
       const int64_t k = a.shape.back();
       const int64_t kb = b.shape[b.shape.size() - 2];

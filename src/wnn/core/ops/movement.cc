@@ -31,7 +31,8 @@ void register_movement(std::vector<OpSchema>& t) {
   const DataTypeSet all = dtypes::kAll;
   t.push_back(movement(
       OpKind::kConcat, "concat", "join operands along axis",
-      {operand_list("inputs", all), arg("axis", ParamKind::kInt)}, {}, [](const InferContext& ctx) {
+      {operand_list("inputs", all).with_ranks(1), arg("axis", ParamKind::kInt)}, {},
+      [](const InferContext& ctx) {
         const auto ins = ctx.operand_list("inputs");
         check(!ins.empty(), "inputs is empty");
         const int64_t axis = ctx.attrs().get_int("axis");
@@ -136,7 +137,8 @@ void register_movement(std::vector<OpSchema>& t) {
       }));
   t.push_back(movement(
       OpKind::kSplit, "split", "split along axis into equal parts or the given sizes",
-      {operand("input", all), arg("splits", ParamKind::kIntOrIntList, "count or sizes")},
+      {operand("input", all).with_ranks(1),
+       arg("splits", ParamKind::kIntOrIntList, "count or sizes")},
       {opt("axis", ParamKind::kInt, int64_t(0))}, [](const InferContext& ctx) {
         const auto& in = ctx.operand("input");
         const int64_t axis = ctx.attrs().get_int("axis");
@@ -206,13 +208,9 @@ void register_movement(std::vector<OpSchema>& t) {
                }));
   t.push_back(movement(
       OpKind::kTriangular, "triangular", "keep the upper or lower triangle of the last two dims",
-      {operand("input", all)},
+      {operand("input", all).with_ranks(2)},
       {opt("upper", ParamKind::kBool, true), opt("diagonal", ParamKind::kInt, int64_t(0))},
-      [](const InferContext& ctx) {
-        const auto& in = ctx.operand("input");
-        check(in.shape.size() >= 2, "input must have rank >= 2, has rank {}", in.shape.size());
-        return std::vector<OperandDesc>{in};
-      }));
+      [](const InferContext& ctx) { return std::vector<OperandDesc>{ctx.operand("input")}; }));
 }
 
 }  // namespace wnn::ops

@@ -26,8 +26,9 @@ void register_normalization(std::vector<OpSchema>& t) {
     s.name = "batchNormalization";
     s.family = "normalization";
     s.doc = "(x - mean) / sqrt(variance + epsilon) * scale + bias along axis";
-    s.args = {operand("input", fl), operand("mean", fl), operand("variance", fl)};
-    s.options = {opt_operand("scale", fl), opt_operand("bias", fl),
+    s.args = {operand("input", fl).with_ranks(1), operand("mean", fl).with_rank(1),
+              operand("variance", fl).with_rank(1)};
+    s.options = {opt_operand("scale", fl).with_rank(1), opt_operand("bias", fl).with_rank(1),
                  opt("axis", ParamKind::kInt, int64_t(1), "the channel axis"),
                  opt("epsilon", ParamKind::kFloat, 1e-5)};
     s.infer = [](const InferContext& ctx) {
@@ -47,8 +48,8 @@ void register_normalization(std::vector<OpSchema>& t) {
     s.name = "instanceNormalization";
     s.family = "normalization";
     s.doc = "normalise each channel of each batch item over its spatial dims";
-    s.args = {operand("input", fl)};
-    s.options = {opt_operand("scale", fl), opt_operand("bias", fl),
+    s.args = {operand("input", fl).with_rank(4)};
+    s.options = {opt_operand("scale", fl).with_rank(1), opt_operand("bias", fl).with_rank(1),
                  opt("epsilon", ParamKind::kFloat, 1e-5),
                  opt_enum("layout", {"nchw", "nhwc"}, "nchw")};
     s.infer = [](const InferContext& ctx) {

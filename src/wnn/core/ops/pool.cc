@@ -17,7 +17,7 @@ OpSchema pool(OpKind kind, std::string_view name, std::string_view doc, DataType
   s.name = name;
   s.family = "pool";
   s.doc = doc;
-  s.args = {operand("input", dtypes)};
+  s.args = {operand("input", dtypes).with_rank(4)};
   s.options = {
       opt_computed("windowDimensions", ParamKind::kIntList, "the input's height and width",
                    "[height, width]"),
@@ -88,7 +88,7 @@ void register_pool(std::vector<OpSchema>& t) {
     s.name = "resample2d";
     s.family = "pool";
     s.doc = "resize two axes by nearest-neighbor or linear sampling (half-pixel centres)";
-    s.args = {operand("input", dtypes::kFloat)};
+    s.args = {operand("input", dtypes::kFloat).with_rank(4)};
     s.options = {
         opt_enum("mode", {"nearest-neighbor", "linear"}, "nearest-neighbor"),
         opt("scales", ParamKind::kFloatList, FloatList{1.0, 1.0}, "scale per resized axis"),
@@ -99,7 +99,6 @@ void register_pool(std::vector<OpSchema>& t) {
     s.infer = [](const InferContext& ctx) {
       const auto& a = ctx.attrs();
       const auto& input = ctx.operand("input");
-      check(input.shape.size() == 4, "input must have rank 4, has rank {}", input.shape.size());
       const IntList axes = a.get_ints("axes");
       require_length(axes, 2, "axes");
       for (int64_t ax : axes) require_axis(ax, 4, "axes entry");

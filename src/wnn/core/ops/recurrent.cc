@@ -22,7 +22,8 @@ ParamSpec activations_option(StringList defaults) {
   return p;
 }
 
-// Shared by gru and lstm: input [steps, batch, inputSize]; weights per direction.
+// Shared by gru and lstm: input [steps, batch, inputSize] (the schema checks the ranks);
+// weights per direction.
 struct RecurrentDims {
   int64_t steps, batch, input_size, hidden, directions;
 };
@@ -30,8 +31,6 @@ struct RecurrentDims {
 RecurrentDims recurrent_dims(const InferContext& ctx, int64_t gates) {
   const auto& a = ctx.attrs();
   const auto& in = ctx.operand("input");
-  check(in.shape.size() == 3, "input must have rank 3 [steps, batch, inputSize], has rank {}",
-        in.shape.size());
   const int64_t steps = a.get_int("steps");
   const int64_t hidden = a.get_int("hiddenSize");
   check(steps >= 1 && steps == in.shape[0], "steps {} must equal the input's first dimension {}",
@@ -54,8 +53,6 @@ struct CellDims {
 
 CellDims cell_dims(const InferContext& ctx, int64_t gates) {
   const auto& in = ctx.operand("input");
-  check(in.shape.size() == 2, "input must have rank 2 [batch, inputSize], has rank {}",
-        in.shape.size());
   const int64_t hidden = ctx.attrs().get_int("hiddenSize");
   check(hidden >= 1 && hidden <= (int64_t(1) << 30), "hiddenSize {} out of range", hidden);
   const int64_t batch = in.shape[0];
@@ -83,11 +80,12 @@ void register_recurrent(std::vector<OpSchema>& t) {
     s.name = "gru";
     s.family = "recurrent";
     s.doc = "gated recurrent unit over a sequence; outputs [hidden] or [hidden, sequence]";
-    s.args = {operand("input", fl), operand("weight", fl), operand("recurrentWeight", fl),
-              arg("steps", ParamKind::kInt), arg("hiddenSize", ParamKind::kInt)};
-    s.options = {opt_operand("bias", fl),
-                 opt_operand("recurrentBias", fl),
-                 opt_operand("initialHiddenState", fl),
+    s.args = {operand("input", fl).with_rank(3), operand("weight", fl).with_rank(3),
+              operand("recurrentWeight", fl).with_rank(3), arg("steps", ParamKind::kInt),
+              arg("hiddenSize", ParamKind::kInt)};
+    s.options = {opt_operand("bias", fl).with_rank(2),
+                 opt_operand("recurrentBias", fl).with_rank(2),
+                 opt_operand("initialHiddenState", fl).with_rank(3),
                  opt("resetAfter", ParamKind::kBool, true),
                  opt("returnSequence", ParamKind::kBool, false),
                  direction,
@@ -105,6 +103,7 @@ void register_recurrent(std::vector<OpSchema>& t) {
       }
       return outs;
     };
+    s.output_ranks = {RankRange{3, 3}, RankRange{4, 4}};
     t.push_back(std::move(s));
   }
   {
@@ -113,12 +112,13 @@ void register_recurrent(std::vector<OpSchema>& t) {
     s.name = "gruCell";
     s.family = "recurrent";
     s.doc = "one gated recurrent unit step";
-    s.args = {operand("input", fl), operand("weight", fl), operand("recurrentWeight", fl),
-              operand("hiddenState", fl), arg("hiddenSize", ParamKind::kInt)};
-    s.options = {opt_operand("bias", fl), opt_operand("recurrentBias", fl),
-                 opt("resetAfter", ParamKind::kBool, true),
-                 opt_enum("layout", {"zrn", "rzn"}, "zrn"),
-                 activations_option({"sigmoid", "tanh"})};
+    s.args = {operand("input", fl).with_rank(2), operand("weight", fl).with_rank(2),
+              operand("recurrentWeight", fl).with_rank(2), operand("hiddenState", fl).with_rank(2),
+              arg("hiddenSize", ParamKind::kInt)};
+    s.options = {
+        opt_operand("bias", fl).with_rank(1), opt_operand("recurrentBias", fl).with_rank(1),
+        opt("resetAfter", ParamKind::kBool, true), opt_enum("layout", {"zrn", "rzn"}, "zrn"),
+        activations_option({"sigmoid", "tanh"})};
     s.infer = [](const InferContext& ctx) {
       require_same_dtype(
           ctx, {"input", "weight", "recurrentWeight", "hiddenState", "bias", "recurrentBias"});
@@ -134,13 +134,14 @@ void register_recurrent(std::vector<OpSchema>& t) {
     s.name = "lstm";
     s.family = "recurrent";
     s.doc = "long short-term memory over a sequence; outputs [hidden, cell] (+ sequence)";
-    s.args = {operand("input", fl), operand("weight", fl), operand("recurrentWeight", fl),
-              arg("steps", ParamKind::kInt), arg("hiddenSize", ParamKind::kInt)};
-    s.options = {opt_operand("bias", fl),
-                 opt_operand("recurrentBias", fl),
-                 opt_operand("peepholeWeight", fl),
-                 opt_operand("initialHiddenState", fl),
-                 opt_operand("initialCellState", fl),
+    s.args = {operand("input", fl).with_rank(3), operand("weight", fl).with_rank(3),
+              operand("recurrentWeight", fl).with_rank(3), arg("steps", ParamKind::kInt),
+              arg("hiddenSize", ParamKind::kInt)};
+    s.options = {opt_operand("bias", fl).with_rank(2),
+                 opt_operand("recurrentBias", fl).with_rank(2),
+                 opt_operand("peepholeWeight", fl).with_rank(2),
+                 opt_operand("initialHiddenState", fl).with_rank(3),
+                 opt_operand("initialCellState", fl).with_rank(3),
                  opt("returnSequence", ParamKind::kBool, false),
                  direction,
                  opt_enum("layout", {"iofg", "ifgo"}, "iofg"),
@@ -160,6 +161,7 @@ void register_recurrent(std::vector<OpSchema>& t) {
       }
       return outs;
     };
+    s.output_ranks = {RankRange{3, 3}, RankRange{3, 3}, RankRange{4, 4}};
     t.push_back(std::move(s));
   }
   {
@@ -168,11 +170,13 @@ void register_recurrent(std::vector<OpSchema>& t) {
     s.name = "lstmCell";
     s.family = "recurrent";
     s.doc = "one long short-term memory step; outputs [hidden, cell]";
-    s.args = {operand("input", fl),           operand("weight", fl),
-              operand("recurrentWeight", fl), operand("hiddenState", fl),
-              operand("cellState", fl),       arg("hiddenSize", ParamKind::kInt)};
-    s.options = {opt_operand("bias", fl), opt_operand("recurrentBias", fl),
-                 opt_operand("peepholeWeight", fl), opt_enum("layout", {"iofg", "ifgo"}, "iofg"),
+    s.args = {operand("input", fl).with_rank(2),           operand("weight", fl).with_rank(2),
+              operand("recurrentWeight", fl).with_rank(2), operand("hiddenState", fl).with_rank(2),
+              operand("cellState", fl).with_rank(2),       arg("hiddenSize", ParamKind::kInt)};
+    s.options = {opt_operand("bias", fl).with_rank(1),
+                 opt_operand("recurrentBias", fl).with_rank(1),
+                 opt_operand("peepholeWeight", fl).with_rank(1),
+                 opt_enum("layout", {"iofg", "ifgo"}, "iofg"),
                  activations_option({"sigmoid", "tanh", "tanh"})};
     s.infer = [](const InferContext& ctx) {
       require_same_dtype(ctx, {"input", "weight", "recurrentWeight", "hiddenState", "cellState",

@@ -46,7 +46,8 @@ OpSchema arg_reduce(OpKind kind, std::string_view name, std::string_view doc) {
   s.name = name;
   s.family = "reduce";
   s.doc = doc;
-  s.args = {operand("input", dtypes::kNoInt4), arg("axis", ParamKind::kInt)};
+  s.args = {operand("input", dtypes::kNoInt4).with_ranks(1), arg("axis", ParamKind::kInt)};
+  s.output_ranks = {RankRange{}};  // keepDimensions false takes a rank-1 input to a scalar
   s.options = {opt("keepDimensions", ParamKind::kBool, false),
                opt("outputDataType", ParamKind::kDataType, DataType::kInt32, "int32 or int64")};
   s.infer = [](const InferContext& ctx) {
@@ -85,7 +86,7 @@ void register_reduce(std::vector<OpSchema>& t) {
     s.name = "cumulativeSum";
     s.family = "reduce";
     s.doc = "running sum along axis";
-    s.args = {operand("input", num), arg("axis", ParamKind::kInt)};
+    s.args = {operand("input", num).with_ranks(1), arg("axis", ParamKind::kInt)};
     s.options = {opt("exclusive", ParamKind::kBool, false, "exclude the current element"),
                  opt("reversed", ParamKind::kBool, false, "sum from the end")};
     s.infer = [](const InferContext& ctx) {

@@ -117,6 +117,19 @@ const ParamSpec& OpSchema::param(size_t index) const {
   return index < args.size() ? args[index] : options[index - args.size()];
 }
 
+RankRange OpSchema::output_rank(size_t index) const {
+  if (!output_ranks.empty()) return output_ranks[std::min(index, output_ranks.size() - 1)];
+  for (size_t i = 0; i < num_params(); ++i) {
+    const ParamSpec& p = param(i);
+    if (p.kind == ParamKind::kOperand || p.kind == ParamKind::kOperandList) return p.ranks;
+  }
+  return {};
+}
+
+std::string rank_range_to_string(RankRange r) {
+  return r.min == r.max ? fmt::format("{}", r.min) : fmt::format("{}..{}", r.min, r.max);
+}
+
 // ---- Attributes ----
 
 Attributes::Attributes(const OpSchema& schema) : schema_(&schema), values_(schema.num_params()) {}
@@ -265,6 +278,39 @@ ParamSpec opt_operand(std::string_view name, DataTypeSet dtypes, std::string_vie
   ParamSpec p = operand(name, dtypes, doc);
   p.default_doc = "absent";
   return p;
+}
+
+void require_ranks(const InferContext& ctx) {
+  const OpSchema& s = ctx.attrs().schema();
+  const auto require = [](const ParamSpec& p, size_t rank, std::string_view what) {
+    if (p.ranks.min == p.ranks.max) {
+      check(rank == p.ranks.min, "{} must have rank {}, has rank {}", what, p.ranks.min, rank);
+    } else {
+      check(p.ranks.contains(rank), "{} must have rank {}, has rank {}", what,
+            p.ranks.max == kMaxRank ? fmt::format(">= {}", p.ranks.min)
+                                    : fmt::format("in [{}, {}]", p.ranks.min, p.ranks.max),
+            rank);
+    }
+  };
+  for (size_t i = 0; i < s.num_params(); ++i) {
+    const ParamSpec& p = s.param(i);
+    if (p.kind == ParamKind::kOperandList) {
+      const auto items = ctx.operand_list(p.name);
+      for (size_t j = 0; j < items.size(); ++j) {
+        require(p, items[j].shape.size(), fmt::format("{}[{}]", p.name, j));
+      }
+    }
+    if (p.kind != ParamKind::kOperand) continue;
+    const auto d = ctx.optional_operand(p.name);
+    if (!d) continue;
+    require(p, d->shape.size(), p.name);
+    if (!p.same_rank_as.empty()) {
+      const auto other = ctx.optional_operand(p.same_rank_as);
+      check(!other || other->shape.size() == d->shape.size(),
+            "{} has rank {}, {} has rank {} (they must match)", p.name, d->shape.size(),
+            p.same_rank_as, other ? other->shape.size() : 0);
+    }
+  }
 }
 
 void require_same_dtype(const InferContext& ctx, std::initializer_list<std::string_view> names) {

@@ -44,6 +44,17 @@ enum class ParamKind : uint8_t {
 };
 std::string_view param_kind_name(ParamKind kind);
 
+// The ranks an operand may have, from the spec's tensor-limits tables ("any rank" is up to
+// kMaxRank). The builder checks them before inference, so the table is the one statement of
+// the rule and opSupportLimits(), `wnn ops` and the check cannot disagree.
+struct RankRange {
+  size_t min = 0;
+  size_t max = kMaxRank;
+  bool contains(size_t rank) const { return rank >= min && rank <= max; }
+  bool operator==(const RankRange&) const = default;
+};
+std::string rank_range_to_string(RankRange r);  // "4", "2..8"
+
 struct ParamSpec {
   std::string_view name;
   ParamKind kind = ParamKind::kOperand;
@@ -54,6 +65,20 @@ struct ParamSpec {
   std::vector<std::string_view> enum_values;  // kEnum, kEnumList
   DataTypeSet dtypes;                         // kOperand, kOperandList
   std::string_view doc;
+  RankRange ranks;  // kOperand, kOperandList (each item)
+  // kOperand: the name of an operand whose rank this one must equal (gatherElements' indices).
+  std::string_view same_rank_as;
+
+  // Builder-style setters for the schema tables: operand("input", fl).with_rank(4).
+  ParamSpec with_rank(size_t rank) && { return std::move(*this).with_ranks(rank, rank); }
+  ParamSpec with_ranks(size_t min, size_t max = kMaxRank) && {
+    ranks = {min, max};
+    return std::move(*this);
+  }
+  ParamSpec with_rank_of(std::string_view operand) && {
+    same_rank_as = operand;
+    return std::move(*this);
+  }
 };
 
 class InferContext;
@@ -67,11 +92,16 @@ struct OpSchema {
   std::vector<ParamSpec> args;     // positional, in WebNN's order
   std::vector<ParamSpec> options;  // the MLXxxOptions members, in canonical print order
   InferFn infer;
+  // The ranks of the outputs, in order (the last one repeats for a list of outputs); empty when
+  // every output has the rank range of the first operand parameter ("same as input").
+  std::vector<RankRange> output_ranks;
 
   // Index among args, then options (options start at args.size()); nullopt when unknown.
   std::optional<size_t> find_param(std::string_view name) const;
   const ParamSpec& param(size_t index) const;
   size_t num_params() const { return args.size() + options.size(); }
+  // The rank range of output `index` (see output_ranks).
+  RankRange output_rank(size_t index) const;
 };
 
 // Every schema, indexed by OpKind.
@@ -148,6 +178,9 @@ ParamSpec opt_enum(std::string_view name, std::vector<std::string_view> values,
                    std::string_view default_value, std::string_view doc = {});
 ParamSpec opt_operand(std::string_view name, DataTypeSet dtypes, std::string_view doc = {});
 
+// Throws unless every operand parameter's rank is in its ParamSpec::ranks and equals that of
+// its same_rank_as operand. The builder runs it before infer.
+void require_ranks(const InferContext& ctx);
 // Throws unless every operand in `names` has the dtype of the first.
 void require_same_dtype(const InferContext& ctx, std::initializer_list<std::string_view> names);
 // An axis in [0, rank).
