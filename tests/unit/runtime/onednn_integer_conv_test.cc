@@ -14,6 +14,7 @@
 
 #include "wnn/core/builder.h"
 #include "wnn/runtime/onednn/integer_conv.h"
+#include "wnn/runtime/onednn/region_builder.h"
 #include "wnn/runtime/session.h"
 
 namespace wnn::runtime {
@@ -25,6 +26,7 @@ struct ConvCase {
   int64_t c = 5, h = 9, w = 7, m = 7, kh = 3, kw = 3, groups = 1;
   Ints padding{1, 1, 1, 1}, strides{1, 1};
   bool zero_point = true;
+  bool int32_output = false;  // the conv read by a cast to int32, as the importer writes it
 };
 
 // Filter values in [lo, hi] (per output channel o: [lo + o * drift, hi + o * drift]).
@@ -62,19 +64,21 @@ std::shared_ptr<const Graph> conv_graph(const ConvCase& k, const Tensor& filter)
         b.add1(OpKind::kCast, {b.input("z", {DataType::kUint8, {}}), DataType::kFloat32});
     x = b.add1(OpKind::kSub, {x, z});
   }
-  b.output(b.add1(OpKind::kConv2d, {x, b.constant("w", filter)},
-                  {{"padding", k.padding}, {"strides", k.strides}, {"groups", k.groups}}, "y"));
+  const auto y = b.add1(OpKind::kConv2d, {x, b.constant("w", filter)},
+                        {{"padding", k.padding}, {"strides", k.strides}, {"groups", k.groups}},
+                        k.int32_output ? "conv" : "y");
+  b.output(k.int32_output ? b.add1(OpKind::kCast, {y, DataType::kInt32}, {}, "y") : y);
   return g;
 }
 
 // ONNX Runtime's int32 accumulation of (q - z) * w, padding counting as the zero point, then
-// one rounding to float32.
-std::vector<float> exact(const ConvCase& k, const Tensor& q, uint8_t z, const Tensor& filter,
-                         int64_t oh, int64_t ow) {
+// one rounding to float32 (or, for an int32 output, the integer itself).
+std::vector<double> exact(const ConvCase& k, const Tensor& q, uint8_t z, const Tensor& filter,
+                          int64_t oh, int64_t ow) {
   const auto* x = q.view().as<uint8_t>();
   const float* w = filter.view().as<float>();
   const int64_t cg = k.c / k.groups, mg = k.m / k.groups;
-  std::vector<float> y(size_t(k.m * oh * ow));
+  std::vector<double> y(size_t(k.m * oh * ow));
   for (int64_t o = 0; o < k.m; ++o) {
     for (int64_t i = 0; i < oh; ++i) {
       for (int64_t j = 0; j < ow; ++j) {
@@ -91,7 +95,7 @@ std::vector<float> exact(const ConvCase& k, const Tensor& q, uint8_t z, const Te
             }
           }
         }
-        y[size_t((o * oh + i) * ow + j)] = float(acc);
+        y[size_t((o * oh + i) * ow + j)] = k.int32_output ? double(acc) : double(float(acc));
       }
     }
   }
@@ -99,7 +103,7 @@ std::vector<float> exact(const ConvCase& k, const Tensor& q, uint8_t z, const Te
 }
 
 struct ConvRun {
-  std::vector<float> y;
+  std::vector<double> y;  // float32 or int32 values, both exact as double
   std::vector<std::string> kernels, labels;
 };
 
@@ -114,8 +118,12 @@ ConvRun run_onednn(const std::shared_ptr<const Graph>& g, const Tensor& q, uint8
   }
   const auto out = s.run(in);
   ConvRun r;
-  const float* p = out[0].tensor.view().as<float>();
-  r.y.assign(p, p + out[0].tensor.size());
+  const ConstTensorView v = out[0].tensor.view();
+  if (v.dtype == DataType::kInt32) {
+    r.y.assign(v.as<int32_t>(), v.as<int32_t>() + out[0].tensor.size());
+  } else {
+    r.y.assign(v.as<float>(), v.as<float>() + out[0].tensor.size());
+  }
   for (const auto& row : s.profile()) {
     r.kernels.push_back(row.kernel);
     r.labels.push_back(row.label);
@@ -178,6 +186,23 @@ TEST(OnednnIntegerConv, GroupedShiftedFilter) {
 
 // Sums past 2^24 round once to float32, to nearest even, as ONNX Runtime's Cast does; a float
 // conv would round its partial sums instead.
+// The importer's cast of the product to int32 is folded: the conv writes int32 (the shifted
+// form from its int32 recombination), and no cast step runs.
+TEST(OnednnIntegerConv, CastToInt32IsFolded) {
+  for (bool shifted : {false, true}) {
+    ConvCase k;
+    k.int32_output = true;
+    k.padding = {2, 1, 0, 1};
+    expect_exact_int8(k, integer_filter(k, shifted ? -160 : -100, shifted ? 90 : 120, 1, 8), 77,
+                      shifted);
+    const ConvRun r =
+        run_onednn(conv_graph(k, integer_filter(k, -100, 120, 1, 8)), codes(k, 7), 77, 1);
+    // A cast step would be labelled "cast 'y'"; the reorder of the int32 output into the
+    // caller's row-major buffer is "reorder for cast 'y'".
+    for (const auto& l : r.labels) EXPECT_NE(l.rfind("cast 'y'", 0), 0u) << l;
+  }
+}
+
 TEST(OnednnIntegerConv, LargeSumsRoundOnceToFloat32) {
   ConvCase k;
   k.c = 160, k.m = 3, k.h = 5, k.w = 4;
@@ -224,6 +249,54 @@ TEST(OnednnIntegerConv, DeclinesSayWhy) {
   const auto want = exact(k, q, 9, wide, k.h, k.w);
   ASSERT_EQ(r.y.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.y[i], want[i]) << "at " << i;
+}
+
+}  // namespace
+}  // namespace wnn::runtime
+
+namespace wnn::runtime {
+namespace {
+
+// DynamicQuantizeLinear's codes, clamp(roundEven(x) + 3, 0, 255) cast to uint8, and the
+// product's cast to int32 run on oneDNN as exact reorders; a cast of arbitrary floats to an
+// integer type does not (rounding and saturation would act) and says so.
+TEST(OnednnCast, ExactIntegerCastsOnlyAndTheirValues) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto x = b.input("x", {DataType::kFloat32, {2, 3, 5, 7}});
+  Tensor three = Tensor::zeros(DataType::kFloat32, {});
+  three.mutable_view().as<float>()[0] = 3;
+  const auto r =
+      b.add1(OpKind::kAdd, {b.add1(OpKind::kRoundEven, {x}), b.constant("three", three)});
+  const auto clamped = b.add1(OpKind::kClamp, {r}, {{"minValue", 0.0}, {"maxValue", 255.0}});
+  b.output(b.add1(OpKind::kCast, {clamped, DataType::kUint8}, {}, "codes"));
+  b.output(b.add1(OpKind::kCast, {x, DataType::kInt32}, {}, "truncated"));
+  const onednn::Table& t = onednn::table();
+  const Node& codes = g->nodes()[3];
+  const Node& truncated = g->nodes()[4];
+  EXPECT_TRUE(t[size_t(OpKind::kCast)].supports(*g, codes).ok);
+  const Support no = t[size_t(OpKind::kCast)].supports(*g, truncated);
+  EXPECT_FALSE(no.ok);
+  EXPECT_NE(no.reason.find("cast from float32 to int32"), std::string::npos) << no.reason;
+  // Values past both ends of [0, 255] and half-way points.
+  Tensor xv = Tensor::zeros(DataType::kFloat32, {2, 3, 5, 7});
+  float* p = xv.mutable_view().as<float>();
+  for (int64_t i = 0; i < xv.size(); ++i) p[i] = float(i % 37) * 9.5f - 60.25f;
+  p[0] = 2.5f, p[1] = -3.5f, p[2] = 251.5f, p[3] = 1e6f;
+  const std::vector<NamedView> in = {{"x", xv.view()}};
+  const auto want = Session(g, {"ref", 1}).run(in);
+  Session s(g, {"onednn", 2, true, false});
+  s.set_profiling(true);
+  const auto got = s.run(in);
+  bool on_onednn = false;
+  for (const auto& row : s.profile()) {
+    if (row.label.find("cast 'codes'") != std::string::npos) on_onednn = row.where != "ref";
+  }
+  EXPECT_TRUE(on_onednn);
+  const auto* w = want[0].tensor.view().as<uint8_t>();
+  const auto* v = got[0].tensor.view().as<uint8_t>();
+  for (int64_t i = 0; i < xv.size(); ++i) ASSERT_EQ(v[i], w[i]) << "at " << i;
+  EXPECT_EQ(v[0], 5);  // roundEven(2.5) + 3
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 #include "wnn/core/ops/conv.h"
 #include "wnn/runtime/onednn/region_builder.h"
@@ -92,7 +93,7 @@ IntegerConvMatch match_integer_conv(const Graph& g, const Node& n) {
   const int64_t m = ws[0], row = ws[1] * ws[2] * ws[3];
   const float* w = reinterpret_cast<const float*>(fc->data.data());
   IntegerConv c{centered->codes, centered->zero_point, std::vector<int32_t>(size_t(m)),
-                centered->nodes};
+                centered->nodes, std::nullopt};
   for (int64_t o = 0; o < m; ++o) {
     const float* r = w + o * row;
     float lo = r[0], hi = r[0];
@@ -142,6 +143,12 @@ IntegerConvPlan plan_integer_convs(const Graph& g, const Region& r,
                      [&](uint32_t p) { return in_region[p]; }))
       continue;
     if (accept && !accept(n, *mt.conv).empty()) continue;
+    const OperandId y = n.outputs[0];
+    const auto& ys = readers[y.index];
+    if (ys.size() == 1 && g.nodes()[ys[0]].op() == OpKind::kCast &&
+        g.desc(g.nodes()[ys[0]].outputs[0]).dtype == DataType::kInt32 &&
+        std::find(r.outputs.begin(), r.outputs.end(), y) == r.outputs.end())
+      mt.conv->int32_cast = ys[0];
     plan.convs.emplace(k, std::move(*mt.conv));
   }
   // A cast or sub is folded away when every reader is an int8 conv that reads past it.
@@ -159,6 +166,9 @@ IntegerConvPlan plan_integer_convs(const Graph& g, const Region& r,
         if (dead) folded[p] = changed = true;
       }
     }
+  }
+  for (const auto& [conv, c] : plan.convs) {
+    if (c.int32_cast) folded[*c.int32_cast] = true;
   }
   for (uint32_t k = 0; k < folded.size(); ++k) {
     if (folded[k]) plan.folded.push_back(k);
@@ -197,7 +207,7 @@ Int8Conv make_int8_conv(const dnnl::engine& engine, const Graph& g, const Node& 
                           : memory::dims{k.groups, k.og_run, ws[1], ws[2], ws[3]};
   const memory::dims src_dims = {xs[0], xs[1], xs[2], xs[3]};
   const memory::dims dst_dims = {ys[0], k.m_run, ys[2], ys[3]};
-  const auto dst_type = k.shifted ? memory::data_type::s32 : memory::data_type::f32;
+  const auto dst_type = k.shifted || c.int32_cast ? memory::data_type::s32 : memory::data_type::f32;
   const memory::desc src_any(src_dims, memory::data_type::u8, tag::any);
   const memory::desc w_any(k.wdims, memory::data_type::s8, tag::any);
   // The accumulators of a shifted conv are read back channels-last, the layout oneDNN's jit
@@ -228,7 +238,8 @@ std::string integer_conv_kernel_refusal(const dnnl::engine& engine, const Graph&
 
 void define_integer_conv(RegionBuilder& b, const Node& n, const IntegerConv& c) {
   const Graph& g = b.graph();
-  const OperandId filter = *n.attrs.get_operand("filter"), output = n.outputs[0];
+  const OperandId filter = *n.attrs.get_operand("filter");
+  const OperandId output = c.int32_cast ? g.nodes()[*c.int32_cast].outputs[0] : n.outputs[0];
   const Shape& ys = g.desc(output).shape;
   Int8Conv k = make_int8_conv(b.engine(), g, n, c);
   const int64_t groups = k.groups, m = k.m, og = k.og, og_run = k.og_run, m_run = k.m_run,
@@ -277,28 +288,38 @@ void define_integer_conv(RegionBuilder& b, const Node& n, const IntegerConv& c) 
   const memory acc = b.allocate(pd.dst_desc());
   args[DNNL_ARG_DST] = acc;
   b.add_step(dnnl::convolution_forward(pd), std::move(args), "conv2d int8");
-  // out[o] = acc[o] + e[o] * box, summed in int64 (the exact integer the float conv gives) and
-  // then rounded to float32 once; written channels-last too, one pixel's channels at a time.
+  // out[o] = acc[o] + e[o] * box, summed in int64: the exact integer the float conv gives,
+  // written as int32 for a folded cast, else rounded to float32 once; channels-last too, one
+  // pixel's channels at a time.
   const int64_t pixels = ys[0] * ys[2] * ys[3];
+  const bool as_int32 = c.int32_cast.has_value();
   const memory out = b.define_output(
-      output, memory::desc({ys[0], m, ys[2], ys[3]}, memory::data_type::f32, tag::nhwc));
+      output, memory::desc({ys[0], m, ys[2], ys[3]},
+                           as_int32 ? memory::data_type::s32 : memory::data_type::f32, tag::nhwc));
   std::vector<int32_t> shift = c.shift;
   const int threads = omp_get_max_threads();
+  auto recombine = [=](auto* y) {
+    const auto* s = static_cast<const int32_t*>(acc.get_data_handle());
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t p = 0; p < pixels; ++p) {
+      const int32_t* in = s + p * m_run;
+      auto* dst = y + p * m;
+      for (int64_t gi = 0; gi < groups; ++gi) {
+        const int64_t box = in[gi * og_run + og];
+        for (int64_t o = 0; o < og; ++o) {
+          const int64_t oc = gi * og + o;
+          using T = std::remove_reference_t<decltype(*dst)>;
+          dst[oc] = T(int64_t(in[gi * og_run + o]) + shift[size_t(oc)] * box);
+        }
+      }
+    }
+  };
   b.add_function_step(
       [=] {
-        const auto* s = static_cast<const int32_t*>(acc.get_data_handle());
-        auto* y = static_cast<float*>(out.get_data_handle());
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int64_t p = 0; p < pixels; ++p) {
-          const int32_t* in = s + p * m_run;
-          float* dst = y + p * m;
-          for (int64_t gi = 0; gi < groups; ++gi) {
-            const int64_t box = in[gi * og_run + og];
-            for (int64_t o = 0; o < og; ++o) {
-              const int64_t oc = gi * og + o;
-              dst[oc] = float(int64_t(in[gi * og_run + o]) + shift[size_t(oc)] * box);
-            }
-          }
+        if (as_int32) {
+          recombine(static_cast<int32_t*>(out.get_data_handle()));
+        } else {
+          recombine(static_cast<float*>(out.get_data_handle()));
         }
       },
       "int8 conv box-sum shift", "wnn:int32");

@@ -27,6 +27,9 @@ struct IntegerConv {
   std::optional<OperandId> zero_point;  // one float32 element holding an integer, if any
   std::vector<int32_t> shift;           // per output channel: e (0 when the row fits int8)
   std::vector<uint32_t> cast_and_sub;   // the nodes computing the float input
+  // The cast to int32 that is the conv's only reader, when the region folds it: the conv then
+  // writes that cast's output as int32 (set by plan_integer_convs).
+  std::optional<uint32_t> int32_cast;
 };
 
 // The int8 form of conv2d `n`, or why it has none (it then runs in float32).
