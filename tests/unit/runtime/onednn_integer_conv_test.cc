@@ -251,15 +251,9 @@ TEST(OnednnIntegerConv, DeclinesSayWhy) {
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.y[i], want[i]) << "at " << i;
 }
 
-}  // namespace
-}  // namespace wnn::runtime
-
-namespace wnn::runtime {
-namespace {
-
-// DynamicQuantizeLinear's codes, clamp(roundEven(x) + 3, 0, 255) cast to uint8, and the
-// product's cast to int32 run on oneDNN as exact reorders; a cast of arbitrary floats to an
-// integer type does not (rounding and saturation would act) and says so.
+// DynamicQuantizeLinear's codes, clamp(roundEven(x) + 3, 0, 255) cast to uint8, run on oneDNN
+// as an exact reorder; a cast of arbitrary floats to an integer type does not (rounding and
+// saturation would act) and says so. (The product's cast to int32 is CastToInt32IsFolded's.)
 TEST(OnednnCast, ExactIntegerCastsOnlyAndTheirValues) {
   auto g = std::make_shared<Graph>();
   GraphBuilder b(*g);
