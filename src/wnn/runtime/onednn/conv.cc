@@ -96,6 +96,8 @@ Support conv_supports(const Graph& g, const Node& n) {
 
 void define_conv(RegionBuilder& b, const Node& n) {
   const Graph& g = b.graph();
+  if (const IntegerConv* ic = b.integer_conv(uint32_t(&n - g.nodes().data())))
+    return define_integer_conv(b, n, *ic);
   const auto& a = n.attrs;
   const bool transposed = n.op() == OpKind::kConvTranspose2d;
   const OperandId filter = *a.get_operand("filter");

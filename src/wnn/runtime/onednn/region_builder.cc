@@ -47,7 +47,7 @@ class OnednnRegion final : public CompiledRegion {
     int team = 0;
     for (const Step& s : steps_) {
       set_team(s, team);
-      s.prim.execute(stream_, s.args);
+      execute(s);
     }
     stream_.wait();
   }
@@ -65,7 +65,7 @@ class OnednnRegion final : public CompiledRegion {
     for (size_t i = 0; i < steps_.size(); ++i) {
       set_team(steps_[i], team);
       const auto start = std::chrono::steady_clock::now();
-      steps_[i].prim.execute(stream_, steps_[i].args);
+      execute(steps_[i]);
       stream_.wait();
       step_ms[i] +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -76,6 +76,11 @@ class OnednnRegion final : public CompiledRegion {
  private:
   // OpenMP's team size is per calling thread, and oneDNN's reorders and elementwise kernels
   // read it when they run: set it before each kernel whose count differs from the last.
+  void execute(const Step& s) const {
+    if (!s.function) return s.prim.execute(stream_, s.args);
+    stream_.wait();  // the primitives before it have written its input
+    s.function();
+  }
   static void set_team(const Step& s, int& team) {
     if (s.threads != team) omp_set_num_threads(team = s.threads);
   }
@@ -124,17 +129,27 @@ RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::eng
       epilogues_(plan_epilogues(graph, region)),
       fused_(graph.nodes().size(), false),
       channel_scales_(plan_channel_scales(graph, region, epilogues_)),
+      integer_convs_(plan_integer_convs(graph, region,
+                                        [&](const Node& n, const IntegerConv& c) {
+                                          return integer_conv_kernel_refusal(engine_, graph, n, c);
+                                        })),
       conv_layout_(plan_conv_layout(graph, region, conv_layout_override())),
       threads_(std::max(threads, 1)),
       node_threads_(threads_),
       caller_threads_(omp_get_max_threads()) {
   for (const auto& [conv, cs] : channel_scales_) fused_[cs.mul] = true;
+  for (uint32_t k : integer_convs_.folded) fused_[k] = true;
   for (size_t k = 0; k < region_.nodes.size(); ++k) position_[region_.nodes[k]] = k;
 }
 
 const ChannelScale* RegionBuilder::channel_scale(uint32_t conv) const {
   auto it = channel_scales_.find(conv);
   return it == channel_scales_.end() ? nullptr : &it->second;
+}
+
+const IntegerConv* RegionBuilder::integer_conv(uint32_t conv) const {
+  auto it = integer_convs_.convs.find(conv);
+  return it == integer_convs_.convs.end() ? nullptr : &it->second;
 }
 
 RegionBuilder::~RegionBuilder() { omp_set_num_threads(caller_threads_); }
@@ -155,11 +170,17 @@ const std::vector<uint32_t>& RegionBuilder::epilogue_candidates(const Node& prod
 
 dnnl::memory::desc RegionBuilder::plain_desc(OperandId id) const {
   const auto& d = graph_.desc(id);
-  check_internal(d.dtype == DataType::kFloat32, "oneDNN region operand '{}' is {}",
-                 graph_.name_of(id), dtype_name(d.dtype));
+  using dt = dnnl::memory::data_type;
+  // Float32 everywhere but around the int8 convs and casts (integer_conv.h, cast.cc).
+  const dt type = d.dtype == DataType::kFloat32 ? dt::f32
+                  : d.dtype == DataType::kUint8 ? dt::u8
+                  : d.dtype == DataType::kInt8  ? dt::s8
+                  : d.dtype == DataType::kInt32 ? dt::s32
+                                                : dt::undef;
+  check_internal(type != dt::undef, "oneDNN region operand '{}' is {}", graph_.name_of(id),
+                 dtype_name(d.dtype));
   const auto dims = dims_of(d.shape);
-  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32,
-                            dnnl::memory::dims(contiguous_strides(dims)));
+  return dnnl::memory::desc(dims, type, dnnl::memory::dims(contiguous_strides(dims)));
 }
 
 bool RegionBuilder::is_constant(OperandId id) const {
@@ -328,7 +349,16 @@ void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::me
   }
   std::string kernel = impl ? impl : "";
   steps_.push_back(
-      {std::move(p), std::move(args), {std::move(label), current_node_, {}, kernel}, threads});
+      {std::move(p), std::move(args), {std::move(label), current_node_, {}, kernel}, threads, {}});
+}
+
+void RegionBuilder::add_function_step(std::function<void()> f, std::string label,
+                                      std::string kernel) {
+  Step s;
+  s.function = std::move(f);
+  s.info = {std::move(label), current_node_, {}, std::move(kernel)};
+  s.threads = node_threads_;
+  steps_.push_back(std::move(s));
 }
 
 std::unique_ptr<CompiledRegion> RegionBuilder::finish() {
@@ -397,6 +427,7 @@ const Table& table() {
     register_reduce(t);
     register_reduce_matmul(t);
     register_views(t);
+    register_cast(t);
     return t;
   }();
   return t;

@@ -6,6 +6,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/onednn/channel_scale.h"
+#include "wnn/runtime/onednn/integer_conv.h"
 #include "wnn/runtime/onednn/layout_plan.h"
 
 namespace wnn::runtime::onednn {
@@ -34,12 +36,15 @@ struct StridedView {
 // Per producer node index: the chain of node indices that may run as its post-ops.
 using EpilogueCandidates = std::unordered_map<uint32_t, std::vector<uint32_t>>;
 
-// One primitive execution with its arguments.
+// One primitive execution with its arguments, or (when `function` is set) a loop of wnn's own
+// over region memories (the int32 recombination of an int8 conv), which reads their handles
+// when it runs.
 struct Step {
   dnnl::primitive prim;
   std::unordered_map<int, dnnl::memory> args;
   RegionStepInfo info;  // for profiling
   int threads = 1;      // OpenMP team size it was created for and runs with (kernel_threads.h)
+  std::function<void()> function;
 };
 
 class RegionBuilder {
@@ -85,6 +90,8 @@ class RegionBuilder {
   // `label` names the step in profiles; empty means the node's op and the nodes fused into it.
   void add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args,
                 std::string label = {});
+  // A step of wnn's own code, named `label` with kernel name `kernel` in profiles.
+  void add_function_step(std::function<void()> f, std::string label, std::string kernel);
 
   // Strided views (views.cc): `id` now stands for `v`; a row-major view becomes a plain alias.
   void set_view(OperandId id, StridedView v);
@@ -121,6 +128,8 @@ class RegionBuilder {
   bool fused(uint32_t node) const { return fused_[node]; }
   // The per-channel scale folded into 1x1 conv `conv`'s filter (channel_scale.h), or null.
   const ChannelScale* channel_scale(uint32_t conv) const;
+  // The int8 form conv2d `conv` runs as (integer_conv.h), or null.
+  const IntegerConv* integer_conv(uint32_t conv) const;
 
  private:
   dnnl::memory held(OperandId id);
@@ -140,6 +149,7 @@ class RegionBuilder {
   EpilogueCandidates epilogues_;
   std::vector<bool> fused_;
   ChannelScales channel_scales_;
+  IntegerConvPlan integer_convs_;
   std::unordered_map<uint32_t, size_t> position_;  // node index -> its place in the region
   int64_t current_node_ = -1;
   ConvLayout conv_layout_;
@@ -163,6 +173,7 @@ void register_normalization(Table& t);
 void register_reduce(Table& t);
 void register_reduce_matmul(Table& t);  // after reduce: it wraps reduceSum and reduceMean
 void register_views(Table& t);          // after movement and elementwise: it wraps their entries
+void register_cast(Table& t);
 
 // Shared support checks.
 Support require_f32(const Graph& g, const Node& n);

@@ -1,0 +1,63 @@
+// cast as a oneDNN reorder where the conversion is exact: from int8, uint8 and int32 to
+// float32 (every such value rounds to nearest as a static_cast does), and from float32 to an
+// integer type where the value is provably an integer in range (a quantized model's int32
+// product, its codes clamped to [0, 255]), so that rounding and saturation never act. It keeps a
+// quantized model's data inside the region: the uint8 codes an int8 conv reads
+// (integer_conv.h), its int32 result.
+#include <fmt/format.h>
+
+#include "wnn/passes/integer_valued.h"
+#include "wnn/runtime/onednn/region_builder.h"
+
+namespace wnn::runtime::onednn {
+
+namespace {
+
+const Node* producer_of(const Graph& g, OperandId id) {
+  const Operand& o = g.operand(id);
+  return o.kind == OperandKind::kNodeOutput ? &g.nodes()[o.producer] : nullptr;
+}
+
+// An integer product carried in float32: a conv2d of an integer-valued input and filter. Its
+// float32 sum of integers is an integer whatever its rounding (every float32 past 2^24 is one).
+bool integer_product(const Graph& g, OperandId id) {
+  const Node* p = producer_of(g, id);
+  return p && p->op() == OpKind::kConv2d && !p->attrs.get_operand("bias") &&
+         passes::integer_valued(g, *p->attrs.get_operand("input")) &&
+         passes::integer_valued(g, *p->attrs.get_operand("filter"));
+}
+
+// A clamp to [0, 255] of an integer-valued operand (DynamicQuantizeLinear's codes).
+bool uint8_codes(const Graph& g, OperandId id) {
+  const Node* p = producer_of(g, id);
+  return p && p->op() == OpKind::kClamp && p->attrs.get_float("minValue") >= 0 &&
+         p->attrs.get_float("maxValue") <= 255 && passes::integer_valued(g, p->inputs[0]);
+}
+
+Support cast_supports(const Graph& g, const Node& n) {
+  const OperandId in = n.inputs[0];
+  const DataType from = g.desc(in).dtype, to = g.desc(n.outputs[0]).dtype;
+  if (to == DataType::kFloat32 &&
+      (from == DataType::kUint8 || from == DataType::kInt8 || from == DataType::kInt32))
+    return Support::yes();
+  if (from == DataType::kFloat32 && to == DataType::kInt32 && integer_product(g, in))
+    return Support::yes();
+  if (from == DataType::kFloat32 && to == DataType::kUint8 && uint8_codes(g, in))
+    return Support::yes();
+  return Support::no(fmt::format(
+      "cast from {} to {} (only int8, uint8 and int32 to float32, and float32 that is a conv of "
+      "integers to int32 or a clamp of integers to [0, 255] to uint8)",
+      dtype_name(from), dtype_name(to)));
+}
+
+void define_cast(RegionBuilder& b, const Node& n) {
+  const dnnl::memory in = b.get(n.inputs[0], b.plain_desc(n.inputs[0]));
+  const dnnl::memory out = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
+  b.add_step(dnnl::reorder(in, out), {{DNNL_ARG_FROM, in}, {DNNL_ARG_TO, out}});
+}
+
+}  // namespace
+
+void register_cast(Table& t) { t[size_t(OpKind::kCast)] = {cast_supports, define_cast}; }
+
+}  // namespace wnn::runtime::onednn
