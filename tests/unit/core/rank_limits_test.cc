@@ -26,7 +26,8 @@ struct FakeOperands {
   bool accepted() const {
     Attributes attrs(s);
     std::vector<OperandDesc> descs;
-    for (const auto& [index, rank] : ranks) {
+    for (const auto& [index, r] : ranks) {
+      const size_t rank = r;  // clang 14 cannot capture a structured binding
       const auto add = [&] {
         descs.push_back({F, Shape(rank, 2)});
         return OperandId{uint32_t(descs.size() - 1)};
