@@ -11,11 +11,15 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "wnn/conformance/wpt.h"
@@ -410,50 +414,146 @@ struct Work {
   std::optional<JsError> error;
 };
 
+// Runs w->execute on the calling (worker) thread, keeping its failure for settle().
+void execute_work(Work& w) {
+  try {
+    w.execute();
+  } catch (const Error& e) {
+    w.error = from_wnn(e);
+    // Failures while compiling or running an already validated graph are operation errors.
+    w.error->name = "OperationError";
+  } catch (const std::exception& e) {
+    w.error = JsError{"OperationError", e.what()};
+  }
+}
+
+// On the main thread once w has run: releases its buffers and settles its promise.
+void settle(napi_env env, std::unique_ptr<Work> w) {
+  for (napi_ref r : w->refs) napi_delete_reference(env, r);
+  napi_value result = nullptr;
+  if (!w->error) {
+    try {
+      result = w->complete(env);
+    } catch (const JsError& e) {
+      w->error = e;
+    }
+  }
+  if (w->error) {
+    napi_value msg, err, nm;
+    napi_create_string_utf8(env, w->error->message.data(), w->error->message.size(), &msg);
+    napi_create_error(env, nullptr, msg, &err);
+    napi_create_string_utf8(env, w->error->name.data(), w->error->name.size(), &nm);
+    napi_set_named_property(env, err, "name", nm);
+    napi_reject_deferred(env, w->deferred, err);
+  } else {
+    napi_resolve_deferred(env, w->deferred, result);
+  }
+}
+
+// On libuv's thread pool (build: compiling a graph).
 napi_value queue_work(napi_env env, std::unique_ptr<Work> w, const char* name) {
   napi_value promise;
   NAPI_OK(napi_create_promise(env, &w->deferred, &promise));
   Work* raw = w.release();
   NAPI_OK(napi_create_async_work(
       env, nullptr, make_string(env, name),
-      [](napi_env, void* data) {
-        auto* w = static_cast<Work*>(data);
-        try {
-          w->execute();
-        } catch (const Error& e) {
-          w->error = from_wnn(e);
-          // Failures while compiling or running an already validated graph are operation errors.
-          w->error->name = "OperationError";
-        } catch (const std::exception& e) {
-          w->error = JsError{"OperationError", e.what()};
-        }
-      },
+      [](napi_env, void* data) { execute_work(*static_cast<Work*>(data)); },
       [](napi_env env, napi_status, void* data) {
         std::unique_ptr<Work> w(static_cast<Work*>(data));
-        for (napi_ref r : w->refs) napi_delete_reference(env, r);
-        napi_value result = nullptr;
-        if (!w->error) {
-          try {
-            result = w->complete(env);
-          } catch (const JsError& e) {
-            w->error = e;
-          }
-        }
-        if (w->error) {
-          napi_value msg, err, nm;
-          napi_create_string_utf8(env, w->error->message.data(), w->error->message.size(), &msg);
-          napi_create_error(env, nullptr, msg, &err);
-          napi_create_string_utf8(env, w->error->name.data(), w->error->name.size(), &nm);
-          napi_set_named_property(env, err, "name", nm);
-          napi_reject_deferred(env, w->deferred, err);
-        } else {
-          napi_resolve_deferred(env, w->deferred, result);
-        }
         napi_delete_async_work(env, w->work);
+        settle(env, std::move(w));
       },
       raw, &raw->work));
   NAPI_OK(napi_queue_async_work(env, raw->work));
   return promise;
+}
+
+// The one thread every worker dispatch of this Node environment runs on. oneDNN's OpenMP keeps
+// a team of worker threads per calling thread: spread over libuv's pool (four threads), runs
+// had up to four teams contending for the cores, and resnet18 ran 6% slower than `wnn bench`
+// (bench/js_model.mjs); on one thread, as in the CLI, there is one team.
+class DispatchThread {
+ public:
+  explicit DispatchThread(napi_env env) {
+    NAPI_OK(napi_create_threadsafe_function(env, nullptr, nullptr, make_string(env, "wnn.dispatch"),
+                                            0, 1, nullptr, nullptr, this, call_js, &tsfn_));
+    NAPI_OK(napi_unref_threadsafe_function(env, tsfn_));  // idle: the loop may exit
+    thread_ = std::thread([this] { loop(); });
+    napi_add_env_cleanup_hook(
+        env,
+        [](void* self) {
+          auto* t = static_cast<DispatchThread*>(self);
+          t->stop();
+          delete t;
+        },
+        this);
+  }
+
+  napi_value queue(napi_env env, std::unique_ptr<Work> w) {
+    napi_value promise;
+    NAPI_OK(napi_create_promise(env, &w->deferred, &promise));
+    if (pending_++ == 0) napi_ref_threadsafe_function(env, tsfn_);  // keep the loop alive
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back(w.release());
+    }
+    ready_.notify_one();
+    return promise;
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      Work* w;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (stopping_) return;  // the environment is going away: nothing can be settled
+        w = queue_.front();
+        queue_.pop_front();
+      }
+      execute_work(*w);
+      if (napi_call_threadsafe_function(tsfn_, w, napi_tsfn_blocking) != napi_ok) delete w;
+    }
+  }
+
+  static void call_js(napi_env env, napi_value, void* context, void* data) {
+    std::unique_ptr<Work> w(static_cast<Work*>(data));
+    if (env == nullptr) return;  // torn down
+    auto* self = static_cast<DispatchThread*>(context);
+    settle(env, std::move(w));
+    if (--self->pending_ == 0) napi_unref_threadsafe_function(env, self->tsfn_);
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+    napi_release_threadsafe_function(tsfn_, napi_tsfn_abort);
+  }
+
+  napi_threadsafe_function tsfn_ = nullptr;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Work*> queue_;
+  bool stopping_ = false;
+  int64_t pending_ = 0;  // queued or running, not yet settled (main thread only)
+};
+
+DispatchThread& dispatch_thread(napi_env env) {
+  void* data = nullptr;
+  NAPI_OK(napi_get_instance_data(env, &data));
+  if (!data) {
+    // Lives as long as the environment: its cleanup hook stops the thread and deletes it.
+    auto* t = new DispatchThread(env);
+    NAPI_OK(napi_set_instance_data(env, t, nullptr, nullptr));
+    data = t;
+  }
+  return *static_cast<DispatchThread*>(data);
 }
 
 // build(builder, [[name, id]...], backend, threads) -> Promise<graph>
@@ -613,16 +713,9 @@ napi_value Dispatch(napi_env env, napi_callback_info info) {
                                .count());
     };
     w->complete = [elapsed_ns](napi_env env) { return make_number(env, *elapsed_ns); };
-    if (!run_inline) return queue_work(env, std::move(w), "wnn.dispatch");
-    try {
-      w->execute();
-    } catch (const Error& e) {
-      JsError error = from_wnn(e);
-      error.name = "OperationError";
-      throw error;
-    } catch (const std::exception& e) {
-      throw JsError{"OperationError", e.what()};
-    }
+    if (!run_inline) return dispatch_thread(env).queue(env, std::move(w));
+    execute_work(*w);
+    if (w->error) throw *w->error;
     return w->complete(env);
   });
 }
