@@ -85,6 +85,8 @@ bench: build
 	sh bench/thread_pools.sh $(BUILD) 2
 	sh bench/run_overhead.sh $(BUILD)
 	node bench/view_page_load.js $(BUILD)
+	node bench/js_dispatch.mjs $(BUILD)
+	node bench/js_model.mjs $(BUILD) resnet18
 	$(MAKE) bench-ort
 
 # wnn (auto, 2 threads) against ONNX Runtime on the model zoo (exported by Debian's PyTorch
