@@ -670,6 +670,9 @@ module.exports = {
   diagnostics: {
     liveGraphs: () => native.liveGraphs(),
     backends: () => native.backends(),
+    // The error of the context's last failed dispatch (the spec gives dispatch no error channel),
+    // or null; tools check it after reading a dispatch's outputs.
+    lastError: (context) => context[kInternal].lastError ?? null,
   },
   // For tools/wpt-vectors.mjs: the WPT tolerance of a graph output and WPT's float16 rounding.
   conformance: {

@@ -470,8 +470,8 @@ napi_value queue_work(napi_env env, std::unique_ptr<Work> w, const char* name) {
 
 // The one thread every worker dispatch of this Node environment runs on. oneDNN's OpenMP keeps
 // a team of worker threads per calling thread: spread over libuv's pool (four threads), runs
-// had up to four teams contending for the cores, and resnet18 ran 6% slower than `wnn bench`
-// (bench/js_model.mjs); on one thread, as in the CLI, there is one team.
+// had up to four teams contending for the cores; on one thread, as in the CLI, there is one
+// team (bench/js_model.mjs and docs/benchmarks.md give what each version measured).
 class DispatchThread {
  public:
   explicit DispatchThread(napi_env env) {

@@ -29,7 +29,9 @@ test('the dev set is listed', { skip: ONLY !== null }, () => {
 });
 
 for (const model of models) {
-  const absent = !model.make && !fs.existsSync(model.onnx);
+  // A zoo model is exported by the CTest fixture (js.loader_models_prepare): its absence is a
+  // broken setup, not a reason to skip. A dev-set file absent from the cache is skipped, saying so.
+  const absent = model.kind === 'dev' && !model.make && !fs.existsSync(model.onnx);
   if (absent) console.log(`skip ${model.name}: ${model.onnx} is absent`);
   test(`${model.name} loads and matches wnn run`, { skip: absent && `${model.onnx} is absent` }, async () => {
     assert.ok(fs.existsSync(WNN), `no wnn binary at ${WNN}: set WNN_CLI`);

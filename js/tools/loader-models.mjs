@@ -220,6 +220,13 @@ export async function checkModel(wnn, model, pair, backend) {
     }
     for (const [name, desc] of Object.entries(loaded.outputs)) outs[name] = await context.createTensor({ ...desc, readable: true });
     context.dispatch(loaded.graph, ins, outs);
+    // The dispatch has run once any read resolves; a failed run leaves its error here.
+    if (Object.keys(outs).length) await context.readTensor(Object.values(outs)[0]);
+    const failed = webnn.diagnostics.lastError(context);
+    if (failed) {
+      result.bad.push(`${form}: dispatch failed: ${failed.message}`);
+      continue;
+    }
     for (const o of report.outputs) {
       if (!outs[o.name]) {
         result.bad.push(`${form}: ${o.name}: not an output of the loaded graph`);

@@ -85,13 +85,6 @@ TEST(Canonicalize, EveryPatternIsReplacedAndCounted) {
   EXPECT_LE(max_abs_difference(want[1], got[1]), 1e-5);  // gelu of values up to 3
 }
 
-TEST(Canonicalize, CanonicalGraphIsAFixpoint) {
-  const Canonical once = canonicalize(transformer_like());
-  const Canonical twice = canonicalize(once.graph);
-  EXPECT_EQ(twice.replaced(), 0u);
-  EXPECT_EQ(twice.graph.nodes().size(), once.graph.nodes().size());
-}
-
 // x * clamp(x / 6 + 0.5, 0, 1): fuse_hard_sigmoid makes the gate one node, and only then does
 // fuse_hard_swish see x * hardSigmoid(x, 1/6, 0.5): one pass feeds the next.
 TEST(Canonicalize, WrittenOutHardSigmoidGateBecomesHardSwish) {
