@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "wnn/core/tensor.h"
+#include "wnn/passes/graph_copy.h"
 
 namespace wnn::passes {
 
@@ -159,7 +160,7 @@ OperandId reshaped(const Graph& g, OperandId v, const Shape& shape, GraphBuilder
   if (g.desc(v).shape == shape) return map(v);
   const ConstantInfo* c = g.constant_of(v);
   if (c != nullptr && c->bound()) {
-    return b.constant(b.unique_name(g.name_of(v)), Tensor{g.desc(v).dtype, shape, c->data});
+    return b.constant(fresh_name(g, b, g.name_of(v)), Tensor{g.desc(v).dtype, shape, c->data});
   }
   return b.add1(OpKind::kReshape, {map(v), RawValue(std::vector<int64_t>(shape))});
 }

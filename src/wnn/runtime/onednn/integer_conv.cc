@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "wnn/core/ops/conv.h"
+#include "wnn/passes/pattern_match.h"
 #include "wnn/runtime/onednn/region_builder.h"
 
 namespace wnn::runtime::onednn {
@@ -32,11 +33,8 @@ bool uint8_valued_scalar(const Graph& g, OperandId id) {
   if (element_count(g.desc(id).shape) != 1 || g.desc(id).dtype != DataType::kFloat32) return false;
   for (;;) {
     if (g.operand(id).kind == OperandKind::kConstant) {
-      const ConstantInfo* c = g.constant_of(id);
-      if (!c || !c->bound()) return false;
-      float v = 0;
-      std::memcpy(&v, c->data.data(), sizeof v);
-      return v == std::floor(v) && v >= 0 && v <= 255;
+      const std::optional<float> v = passes::scalar_constant(g, id);
+      return v && *v == std::floor(*v) && *v >= 0 && *v <= 255;
     }
     const Node* p = producer_of(g, id);
     if (!p) return false;
