@@ -39,7 +39,7 @@ int run_partition(Args& args) {
                         {"fold", options.fold},
                         {"folded_nodes", plan.folded_nodes},
                         {"fold_skipped", plan.fold_skipped},
-                        {"fused_patterns", plan.fused_patterns},
+                        {"fused_patterns", plan.fused_patterns()},
                         {"nodes", g.nodes().size()},
                         {"reference_nodes", on_ref},
                         {"slow_kernels_refused", plan.slow_refused}};
@@ -69,7 +69,7 @@ int run_partition(Args& args) {
   std::printf("%zu nodes (%zu folded into constants), %zu regions, %zu on the reference kernels\n",
               g.nodes().size(), plan.folded_nodes, p.regions.size(), on_ref);
   for (const auto& s : plan.fold_skipped) std::printf("not folded: %s\n", s.c_str());
-  if (plan.fused_patterns > 0) {
+  if (plan.fused_patterns() > 0) {
     std::string list;
     for (const auto& c : plan.pattern_counts) {
       if (c.replaced > 0)

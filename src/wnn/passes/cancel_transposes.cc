@@ -132,78 +132,60 @@ Tensor untransposed_constant(const Graph& g, OperandId c, const IntList& perm) {
 TransposeCancelling cancel_transposes(const Graph& graph) {
   const Graph& g = graph;
   const Uses u = uses_of(g);
-  const size_t num_nodes = g.nodes().size();
-  // Per node: its chain's index when it is one's first transpose, op or last transpose.
-  std::vector<int64_t> chain_of(num_nodes, -1);
-  std::vector<Chain> chains;
-  for (size_t n = 0; n < num_nodes; ++n) {
-    if (chain_of[n] >= 0) continue;
+  PatternRewriter rw(g);
+  for (size_t n = 0; n < g.nodes().size(); ++n) {
+    if (rw.claimed(n)) continue;
     auto c = chain_from(g, u, uint32_t(n));
     if (!c) continue;
-    // The last transpose of one chain may not start another: chains never overlap.
-    bool taken = chain_of[c->last] >= 0;
-    for (uint32_t k : c->ops) taken |= chain_of[k] >= 0;
-    if (taken) continue;
-    const int64_t id = int64_t(chains.size());
-    chain_of[n] = chain_of[c->last] = id;
-    for (uint32_t k : c->ops) chain_of[k] = id;
-    chains.push_back(std::move(*c));
-  }
-  TransposeCancelling result;
-  result.fused = chains.size();
-  if (chains.empty()) {
-    result.graph = graph;
-    return result;
-  }
-  std::vector<bool> needed(g.operands().size(), false);
-  for (size_t n = 0; n < num_nodes; ++n) {
-    for (OperandId in : g.nodes()[n].inputs) {
-      // Constants of a chain's ops are replaced by their permuted copies.
-      if (chain_of[n] < 0 || g.nodes()[n].op() == OpKind::kTranspose ||
-          g.operand(in).kind != OperandKind::kConstant)
-        needed[in.index] = true;
-    }
-  }
-  for (OperandId out : g.outputs()) needed[out.index] = true;
-  GraphBuilder b(result.graph);
-  std::vector<OperandId> map = copy_inputs_and_constants(g, needed, b);
-  for (size_t n = 0; n < num_nodes; ++n) {
-    const Node& node = g.nodes()[n];
-    if (chain_of[n] < 0) {
-      const auto outs = copy_node(g, node, map, b);
-      for (size_t i = 0; i < outs.size(); ++i) map[node.outputs[i].index] = outs[i];
+    // Chains never overlap: the last transpose of one may not start another.
+    std::vector<size_t> nodes = {c->first, c->last};
+    nodes.insert(nodes.end(), c->ops.begin(), c->ops.end());
+    if (!rw.claim(nodes)) continue;
+    const OperandId x = g.nodes()[c->first].inputs[0];
+    const OperandId transposed = g.nodes()[c->first].outputs[0];
+    const OperandId final_out = g.nodes()[c->last].outputs[0];
+    // With no ops between, an identity of x keeps the second transpose's name.
+    if (c->ops.empty()) {
+      rw.replace(c->last, unary(OpKind::kIdentity, x));
       continue;
     }
-    const Chain& c = chains[size_t(chain_of[n])];
-    const OperandId final_out = g.nodes()[c.last].outputs[0];
-    if (n == c.first) {
-      // The chain's value is the untransposed x; with no ops, an identity keeps the name.
-      map[node.outputs[0].index] = map[node.inputs[0].index];
-      if (c.ops.empty()) {
-        map[final_out.index] =
-            b.add1(OpKind::kIdentity, {map[node.inputs[0].index]}, {}, g.name_of(final_out));
+    // Each op of the chain on the untransposed x, its constant operand permuted; the last one
+    // stands for the second transpose's value.
+    for (uint32_t k : c->ops) {
+      const Node& node = g.nodes()[k];
+      Replacement r;
+      for (OperandId in : node.inputs) {
+        if (in == transposed) {
+          r.reads.push_back(x);
+        } else if (g.operand(in).kind != OperandKind::kConstant) {
+          r.reads.push_back(in);  // the chain's previous op
+        }
       }
-      continue;
+      const OperandId out = k == c->ops.back() ? final_out : node.outputs[0];
+      r.result = out;
+      r.emit = [&g, node, out, transposed, x, perm = c->perm](GraphBuilder& b, const auto& map,
+                                                              const std::string&) {
+        std::map<uint32_t, OperandId> permuted;
+        for (OperandId in : node.inputs) {
+          if (g.operand(in).kind != OperandKind::kConstant) continue;
+          permuted[in.index] = b.constant(fresh_name(g, b, g.name_of(in) + "_untransposed"),
+                                          untransposed_constant(g, in, perm));
+        }
+        Node copy = node;
+        copy.outputs = {out};
+        return copy_node(
+            g, copy,
+            [&](OperandId in) {
+              if (in == transposed) return map(x);
+              const auto it = permuted.find(in.index);
+              return it != permuted.end() ? it->second : map(in);
+            },
+            b)[0];
+      };
+      rw.replace(k, std::move(r));
     }
-    if (n == c.last) continue;  // its value was given to the last op
-    // An op of the chain: its constant operand permuted, the last one named as the chain's end.
-    // (The map's entry is restored after: other nodes may read the constant as it is.)
-    Node copy = node;
-    std::vector<std::pair<uint32_t, OperandId>> saved;
-    for (OperandId in : node.inputs) {
-      if (g.operand(in).kind != OperandKind::kConstant) continue;
-      saved.emplace_back(in.index, map[in.index]);
-      map[in.index] = b.constant(fresh_name(g, b, g.name_of(in) + "_untransposed"),
-                                 untransposed_constant(g, in, c.perm));
-    }
-    if (n == c.ops.back()) copy.outputs = {final_out};
-    const auto outs = copy_node(g, copy, map, b);
-    for (const auto& [index, id] : saved) map[index] = id;
-    map[node.outputs[0].index] = outs[0];
-    if (n == c.ops.back()) map[final_out.index] = outs[0];
   }
-  for (OperandId o : g.outputs()) b.output(map[o.index]);
-  return result;
+  return rw.finish();
 }
 
 }  // namespace wnn::passes

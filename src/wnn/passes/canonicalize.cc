@@ -1,5 +1,8 @@
 #include "wnn/passes/canonicalize.h"
 
+#include "wnn/passes/cancel_transposes.h"
+#include "wnn/passes/fold_pad_into_conv.h"
+#include "wnn/passes/frame_strided_conv.h"
 #include "wnn/passes/fuse_gelu.h"
 #include "wnn/passes/fuse_hard_sigmoid.h"
 #include "wnn/passes/fuse_hard_swish.h"
@@ -15,7 +18,18 @@ struct PatternPass {
   PatternFusion (*run)(const Graph&);
 };
 
-constexpr PatternPass kPasses[] = {
+// Run once each, in this order (the audio front end was measured in it): inverse transposes
+// around elementwise chains (tf2onnx's NHWC wrappers) cancel, an STFT written as a strided
+// long-filter Conv1d becomes framing and one matmul, and a zero pad before a conv (tf2onnx's
+// ZeroPadding2D) becomes the conv's padding.
+constexpr PatternPass kStructural[] = {
+    {"cancelTransposes", cancel_transposes},
+    {"frameStridedConv", frame_strided_convs},
+    {"padIntoConv", fold_pads_into_convs},
+};
+
+// Run until a round replaces nothing.
+constexpr PatternPass kPatterns[] = {
     {"gelu", fuse_gelu},
     // Before hardSwish: x * clamp(x / 6 + 0.5, 0, 1) becomes x * hardSigmoid(x, 1/6, 0.5), which
     // fuse_hard_swish reads in its next run.
@@ -27,7 +41,7 @@ constexpr PatternPass kPasses[] = {
 
 }  // namespace
 
-size_t Canonical::replaced() const {
+size_t replaced(std::span<const PatternCount> counts) {
   size_t total = 0;
   for (const PatternCount& c : counts) total += c.replaced;
   return total;
@@ -35,17 +49,22 @@ size_t Canonical::replaced() const {
 
 Canonical canonicalize(const Graph& graph) {
   Canonical result;
-  for (const PatternPass& p : kPasses) result.counts.push_back({p.pattern, 0});
   result.graph = graph;
+  // Replaces result.graph when pass `p` (counted at `count`) matched; whether it did.
+  auto apply = [&](const PatternPass& p, PatternCount& count) {
+    PatternFusion f = p.run(result.graph);
+    if (f.fused == 0) return false;
+    result.graph = std::move(f.graph);
+    count.replaced += f.fused;
+    return true;
+  };
+  for (const PatternPass& p : kStructural) apply(p, result.counts.emplace_back(p.pattern, 0));
+  const size_t first = result.counts.size();
+  for (const PatternPass& p : kPatterns) result.counts.push_back({p.pattern, 0});
   for (bool changed = true; changed;) {
     changed = false;
-    for (size_t i = 0; i < std::size(kPasses); ++i) {
-      PatternFusion f = kPasses[i].run(result.graph);
-      if (f.fused == 0) continue;
-      result.graph = std::move(f.graph);
-      result.counts[i].replaced += f.fused;
-      changed = true;
-    }
+    for (size_t i = 0; i < std::size(kPatterns); ++i)
+      changed |= apply(kPatterns[i], result.counts[first + i]);
   }
   return result;
 }

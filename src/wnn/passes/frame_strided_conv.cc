@@ -110,54 +110,35 @@ uint32_t reshaped_source(const Graph& g, OperandId id) {
 
 StridedConvFraming frame_strided_convs(const Graph& graph) {
   const Graph& g = graph;
-  std::vector<std::optional<Framing>> matched(g.nodes().size());
-  StridedConvFraming result;
+  PatternRewriter rw(g);
+  // Frames already emitted, per signal and geometry: the rewritten convs of one signal share them.
+  using Key = std::tuple<uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+  auto frames = std::make_shared<std::map<Key, OperandId>>();
   for (size_t n = 0; n < g.nodes().size(); ++n) {
-    matched[n] = match(g, g.nodes()[n]);
-    result.fused += matched[n].has_value();
+    const auto f = match(g, g.nodes()[n]);
+    if (!f || !rw.claim({n})) continue;
+    // The filter is not read: it becomes a transposed copy (unless others read it too).
+    Replacement r;
+    r.reads = {f->input};
+    if (f->bias) r.reads.push_back(*f->bias);
+    r.emit = [&g, f = *f, frames](GraphBuilder& b, const auto& map, const std::string& name) {
+      const auto fresh = [&](const std::string& base) { return fresh_name(g, b, base); };
+      const Key key{reshaped_source(g, f.input), f.batch, f.length, f.stride, f.taps, f.frames};
+      auto it = frames->find(key);
+      if (it == frames->end()) it = frames->emplace(key, frames_of(b, g, map(f.input), f)).first;
+      const OperandId w = b.constant(fresh(name + "_filter_kxo"), transposed_filter(g, f));
+      // [N * F, O], then [N, F, O] and [N, O, 1, F].
+      OperandId y = b.add1(OpKind::kMatmul, {it->second, w}, {}, fresh(name + "_frames_by_filter"));
+      if (f.bias) y = b.add1(OpKind::kAdd, {y, map(*f.bias)}, {}, fresh(name + "_biased"));
+      y = b.add1(OpKind::kReshape, {y, IntList{f.batch, f.frames, f.out_channels}}, {},
+                 fresh(name + "_fo"));
+      y = b.add1(OpKind::kTranspose, {y}, {{"permutation", IntList{0, 2, 1}}},
+                 fresh(name + "_ocf"));
+      return b.add1(OpKind::kReshape, {y, IntList{f.batch, f.out_channels, 1, f.frames}}, {}, name);
+    };
+    rw.replace(n, std::move(r));
   }
-  if (result.fused == 0) {
-    result.graph = graph;
-    return result;
-  }
-  // Constants the rebuilt graph reads: all but the rewritten convs' filters (unless another node
-  // or an output reads them too).
-  std::vector<bool> needed(g.operands().size(), false);
-  for (size_t n = 0; n < g.nodes().size(); ++n) {
-    for (OperandId in : g.nodes()[n].inputs) {
-      needed[in.index] = needed[in.index] || !matched[n] || in != matched[n]->filter;
-    }
-  }
-  for (OperandId out : g.outputs()) needed[out.index] = true;
-  GraphBuilder b(result.graph);
-  std::vector<OperandId> map = copy_inputs_and_constants(g, needed, b);
-  const auto fresh = [&](const std::string& base) { return fresh_name(g, b, base); };
-  std::map<std::tuple<uint32_t, int64_t, int64_t, int64_t, int64_t, int64_t>, OperandId> frames;
-  for (size_t n = 0; n < g.nodes().size(); ++n) {
-    const Node& node = g.nodes()[n];
-    if (!matched[n]) {
-      const auto outs = copy_node(g, node, map, b);
-      for (size_t i = 0; i < outs.size(); ++i) map[node.outputs[i].index] = outs[i];
-      continue;
-    }
-    const Framing& f = *matched[n];
-    const auto key =
-        std::tuple(reshaped_source(g, f.input), f.batch, f.length, f.stride, f.taps, f.frames);
-    auto it = frames.find(key);
-    if (it == frames.end()) it = frames.emplace(key, frames_of(b, g, map[f.input.index], f)).first;
-    const std::string name = g.name_of(node.outputs[0]);
-    const OperandId w = b.constant(fresh(name + "_filter_kxo"), transposed_filter(g, f));
-    // [N * F, O], then [N, F, O] and [N, O, 1, F].
-    OperandId y = b.add1(OpKind::kMatmul, {it->second, w}, {}, fresh(name + "_frames_by_filter"));
-    if (f.bias) y = b.add1(OpKind::kAdd, {y, map[f.bias->index]}, {}, fresh(name + "_biased"));
-    y = b.add1(OpKind::kReshape, {y, IntList{f.batch, f.frames, f.out_channels}}, {},
-               fresh(name + "_fo"));
-    y = b.add1(OpKind::kTranspose, {y}, {{"permutation", IntList{0, 2, 1}}}, fresh(name + "_ocf"));
-    map[node.outputs[0].index] =
-        b.add1(OpKind::kReshape, {y, IntList{f.batch, f.out_channels, 1, f.frames}}, {}, name);
-  }
-  for (OperandId o : g.outputs()) b.output(map[o.index]);
-  return result;
+  return rw.finish();
 }
 
 }  // namespace wnn::passes

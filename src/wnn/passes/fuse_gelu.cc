@@ -9,11 +9,8 @@ namespace wnn::passes {
 GeluFusion fuse_gelu(const Graph& graph) {
   const Graph& g = graph;
   const Uses u = uses_of(g);
-  const size_t num_nodes = g.nodes().size();
-  // Per node: -1 keep, -2 drop (inside a pattern), else the x operand of the gelu it becomes.
-  std::vector<int64_t> fate(num_nodes, -1);
-  GeluFusion result;
-  for (size_t n = 0; n < num_nodes; ++n) {
+  PatternRewriter rw(g);
+  for (size_t n = 0; n < g.nodes().size(); ++n) {
     const Node& div = g.nodes()[n];
     if (div.op() != OpKind::kDiv || !near(scalar_constant(g, div.inputs[1]), std::sqrt(2.0)))
       continue;
@@ -27,13 +24,10 @@ GeluFusion fuse_gelu(const Graph& graph) {
     const Node* half = sole_reader(g, u, mul->outputs[0], OpKind::kMul);
     if (!half || !near(scalar_constant(g, other(*half, mul->outputs[0])), 0.5)) continue;
     if (g.desc(half->outputs[0]).shape != g.desc(x).shape) continue;  // no broadcast hidden
-    auto index = [&](const Node* p) { return size_t(p - g.nodes().data()); };
-    fate[n] = fate[index(erf)] = fate[index(add)] = fate[index(mul)] = -2;
-    fate[index(half)] = int64_t(x.index);
-    ++result.fused;
+    rw.replace({n, rw.index(erf), rw.index(add), rw.index(mul), rw.index(half)}, rw.index(half),
+               unary(OpKind::kGelu, x));
   }
-  result.graph = result.fused == 0 ? graph : replace_with_unary(g, fate, OpKind::kGelu);
-  return result;
+  return rw.finish();
 }
 
 }  // namespace wnn::passes

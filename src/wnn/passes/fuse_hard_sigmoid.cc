@@ -66,10 +66,7 @@ const Node* clamp_to_unit(const Graph& g, const Uses& u, OperandId t,
 PatternFusion fuse_hard_sigmoid(const Graph& graph) {
   const Graph& g = graph;
   const Uses u = uses_of(g);
-  auto index = [&](const Node* p) { return size_t(p - g.nodes().data()); };
-  std::vector<bool> claimed(g.nodes().size(), false), dropped(g.nodes().size(), false);
-  std::map<size_t, Replacement> replaced;
-  PatternFusion result;
+  PatternRewriter rw(g);
   for (size_t n = 0; n < g.nodes().size(); ++n) {
     auto affine = affine_of(g, u, g.nodes()[n]);
     if (!affine || g.desc(affine->x).dtype != DataType::kFloat32) continue;
@@ -81,19 +78,16 @@ PatternFusion fuse_hard_sigmoid(const Graph& graph) {
     for (const Node* p : nodes)
       same_shape &= g.desc(p->outputs[0]).shape == g.desc(affine->x).shape;
     if (!same_shape) continue;
-    if (std::any_of(nodes.begin(), nodes.end(), [&](const Node* p) { return claimed[index(p)]; }))
-      continue;
-    for (const Node* p : nodes) claimed[index(p)] = dropped[index(p)] = true;
-    dropped[index(root)] = false;
-    replaced[index(root)] = {
-        {affine->x}, [a = *affine](GraphBuilder& b, const auto& map, const std::string& name) {
-          return b.add1(OpKind::kHardSigmoid, {map(a.x)}, {{"alpha", a.alpha}, {"beta", a.beta}},
-                        name);
-        }};
-    ++result.fused;
+    std::vector<size_t> indices;
+    for (const Node* p : nodes) indices.push_back(rw.index(p));
+    rw.replace(
+        indices, rw.index(root),
+        {{affine->x}, [a = *affine](GraphBuilder& b, const auto& map, const std::string& name) {
+           return b.add1(OpKind::kHardSigmoid, {map(a.x)}, {{"alpha", a.alpha}, {"beta", a.beta}},
+                         name);
+         }});
   }
-  result.graph = result.fused == 0 ? graph : replace_patterns(g, dropped, replaced);
-  return result;
+  return rw.finish();
 }
 
 }  // namespace wnn::passes

@@ -33,12 +33,8 @@ const Node* sole_mul_by(const Graph& g, const Uses& u, OperandId value, OperandI
 HardSwishFusion fuse_hard_swish(const Graph& graph) {
   const Graph& g = graph;
   const Uses u = uses_of(g);
-  const size_t num_nodes = g.nodes().size();
-  // Per node: -1 keep, -2 drop (inside a pattern), else the x operand of the hardSwish it becomes.
-  std::vector<int64_t> fate(num_nodes, -1);
-  auto index = [&](const Node* p) { return size_t(p - g.nodes().data()); };
-  HardSwishFusion result;
-  for (size_t n = 0; n < num_nodes; ++n) {
+  PatternRewriter rw(g);
+  for (size_t n = 0; n < g.nodes().size(); ++n) {
     const Node& first = g.nodes()[n];
     OperandId x;
     const Node* gate = nullptr;  // the node computing clamp(x + 3, 0, 6) / 6, or its clamp
@@ -81,12 +77,11 @@ HardSwishFusion fuse_hard_swish(const Graph& graph) {
     bool same_shape = true;
     for (const Node* p : inner) same_shape &= g.desc(p->outputs[0]).shape == g.desc(x).shape;
     if (!same_shape || g.desc(root->outputs[0]).shape != g.desc(x).shape) continue;
-    for (const Node* p : inner) fate[index(p)] = -2;
-    fate[index(root)] = int64_t(x.index);
-    ++result.fused;
+    std::vector<size_t> nodes = {rw.index(root)};
+    for (const Node* p : inner) nodes.push_back(rw.index(p));
+    rw.replace(nodes, rw.index(root), unary(OpKind::kHardSwish, x));
   }
-  result.graph = result.fused == 0 ? graph : replace_with_unary(g, fate, OpKind::kHardSwish);
-  return result;
+  return rw.finish();
 }
 
 }  // namespace wnn::passes

@@ -170,15 +170,10 @@ OperandId reshaped(const Graph& g, OperandId v, const Shape& shape, GraphBuilder
 PatternFusion fuse_normalization(const Graph& graph) {
   const Graph& g = graph;
   const Matcher matcher(g);
-  std::vector<bool> claimed(g.nodes().size(), false), dropped(g.nodes().size(), false);
-  std::map<size_t, Replacement> replaced;
-  PatternFusion result;
+  PatternRewriter rw(g);
   for (size_t n = 0; n < g.nodes().size(); ++n) {
     const auto m = matcher.match(n);
-    if (!m || std::any_of(m->nodes.begin(), m->nodes.end(), [&](size_t k) { return claimed[k]; }))
-      continue;
-    for (size_t k : m->nodes) claimed[k] = dropped[k] = true;
-    dropped[m->nodes.back()] = false;
+    if (!m || !rw.claim(m->nodes)) continue;
     const Shape& xs = g.desc(m->x).shape;
     Shape affine;  // the scale's and bias's shape
     if (m->instance) {
@@ -204,11 +199,9 @@ PatternFusion fuse_normalization(const Graph& graph) {
       named.emplace_back("axes", m.axes);
       return b.add1(OpKind::kLayerNormalization, {map(m.x)}, std::move(named), name);
     };
-    replaced[m->nodes.back()] = std::move(r);
-    ++result.fused;
+    rw.replace(m->nodes.back(), std::move(r));
   }
-  result.graph = result.fused == 0 ? graph : replace_patterns(g, dropped, replaced);
-  return result;
+  return rw.finish();
 }
 
 }  // namespace wnn::passes

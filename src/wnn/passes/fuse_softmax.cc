@@ -18,14 +18,8 @@ PatternFusion fuse_softmax(const Graph& graph) {
   const Graph& g = graph;
   const Uses u = uses_of(g);
   const auto readers = readers_of(g);
-  auto index = [&](const Node* p) { return size_t(p - g.nodes().data()); };
-  auto producer = [&](OperandId v) -> const Node* {
-    const Operand& op = g.operand(v);
-    return op.kind == OperandKind::kNodeOutput ? &g.nodes()[op.producer] : nullptr;
-  };
-  std::vector<bool> claimed(g.nodes().size(), false), dropped(g.nodes().size(), false);
-  std::map<size_t, Replacement> replaced;
-  PatternFusion result;
+  PatternRewriter rw(g);
+  auto index = [&](const Node* p) { return rw.index(p); };
   for (size_t n = 0; n < g.nodes().size(); ++n) {
     const Node& exp = g.nodes()[n];
     if (exp.op() != OpKind::kExp || g.desc(exp.inputs[0]).dtype != DataType::kFloat32) continue;
@@ -54,9 +48,9 @@ PatternFusion fuse_softmax(const Graph& graph) {
     nodes.push_back(index(div));
     // x - reduceMax(x, [a]) before the exp, when private to the pattern.
     OperandId x = exp.inputs[0];
-    const Node* shift = producer(x);
+    const Node* shift = producer(g, x);
     if (shift && shift->op() == OpKind::kSub && u.count[x.index] == 1) {
-      const Node* max = producer(shift->inputs[1]);
+      const Node* max = producer(g, shift->inputs[1]);
       if (max && max->inputs[0] == shift->inputs[0] && u.count[shift->inputs[1].index] == 1 &&
           single_kept_axis(g, max, OpKind::kReduceMax) == axis) {
         nodes.insert(nodes.begin(), {index(max), index(shift)});
@@ -65,17 +59,12 @@ PatternFusion fuse_softmax(const Graph& graph) {
     }
     const Shape& xs = g.desc(x).shape;
     if (g.desc(exp.inputs[0]).shape != xs || g.desc(div->outputs[0]).shape != xs) continue;
-    if (std::any_of(nodes.begin(), nodes.end(), [&](size_t k) { return claimed[k]; })) continue;
-    for (size_t k : nodes) claimed[k] = dropped[k] = true;
-    dropped[nodes.back()] = false;
-    replaced[nodes.back()] = {
-        {x}, [x, a = *axis](GraphBuilder& b, const auto& map, const std::string& name) {
-          return b.add1(OpKind::kSoftmax, {map(x), a}, {}, name);
-        }};
-    ++result.fused;
+    rw.replace(nodes, nodes.back(),
+               {{x}, [x, a = *axis](GraphBuilder& b, const auto& map, const std::string& name) {
+                  return b.add1(OpKind::kSoftmax, {map(x), a}, {}, name);
+                }});
   }
-  result.graph = result.fused == 0 ? graph : replace_patterns(g, dropped, replaced);
-  return result;
+  return rw.finish();
 }
 
 }  // namespace wnn::passes

@@ -6,17 +6,17 @@ namespace wnn::passes {
 
 namespace {
 
-RawValue to_raw(const Value& v, const std::vector<OperandId>& map) {
+RawValue to_raw(const Value& v, const std::function<OperandId(OperandId)>& map) {
   return std::visit(
       [&](const auto& x) -> RawValue {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, std::monostate>) {
           return RawValue();
         } else if constexpr (std::is_same_v<T, OperandId>) {
-          return RawValue(map.at(x.index));
+          return RawValue(map(x));
         } else if constexpr (std::is_same_v<T, OperandList>) {
           std::vector<OperandId> ids;
-          for (OperandId id : x) ids.push_back(map.at(id.index));
+          for (OperandId id : x) ids.push_back(map(id));
           return RawValue(ids);
         } else {
           return RawValue(x);
@@ -29,6 +29,13 @@ RawValue to_raw(const Value& v, const std::vector<OperandId>& map) {
 
 std::vector<OperandId> copy_node(const Graph& source, const Node& node,
                                  const std::vector<OperandId>& map, GraphBuilder& builder) {
+  return copy_node(
+      source, node, [&](OperandId id) { return map.at(id.index); }, builder);
+}
+
+std::vector<OperandId> copy_node(const Graph& source, const Node& node,
+                                 const std::function<OperandId(OperandId)>& map,
+                                 GraphBuilder& builder) {
   const OpSchema& s = node.attrs.schema();
   Call call;
   call.op = std::string(s.name);

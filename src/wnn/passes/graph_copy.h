@@ -2,6 +2,7 @@
 // graph with some node outputs replaced by constants.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@ namespace wnn::passes {
 // source operand index) and keeping output names. Returns the new output ids.
 std::vector<OperandId> copy_node(const Graph& source, const Node& node,
                                  const std::vector<OperandId>& map, GraphBuilder& builder);
+// The same with the map as a function (source operand -> new id).
+std::vector<OperandId> copy_node(const Graph& source, const Node& node,
+                                 const std::function<OperandId(OperandId)>& map,
+                                 GraphBuilder& builder);
 
 // Starts rebuilding `source` into `builder`'s graph: copies its name, quantized flag, inputs
 // and the constants marked in `needed` (indexed by operand), and returns the operand map

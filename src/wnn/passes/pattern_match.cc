@@ -64,16 +64,26 @@ std::vector<int64_t> reduced_axes(const Graph& g, const Node& n) {
   return axes;
 }
 
+const Node* producer(const Graph& g, OperandId id) {
+  const Operand& op = g.operand(id);
+  return op.kind == OperandKind::kNodeOutput ? &g.nodes()[op.producer] : nullptr;
+}
+
+Replacement unary(OpKind op, OperandId x) {
+  return {{x}, [x, op](GraphBuilder& b, const auto& map, const std::string& name) {
+            return b.add1(op, {map(x)}, {}, name);
+          }};
+}
+
 Graph replace_patterns(const Graph& g, const std::vector<bool>& dropped,
                        const std::map<size_t, Replacement>& replaced) {
   const size_t num_nodes = g.nodes().size();
   // Operands the rebuilt graph still reads.
   std::vector<bool> needed(g.operands().size(), false);
   for (size_t n = 0; n < num_nodes; ++n) {
-    if (dropped[n]) continue;
     if (const auto it = replaced.find(n); it != replaced.end()) {
       for (OperandId in : it->second.reads) needed[in.index] = true;
-    } else {
+    } else if (!dropped[n]) {
       for (OperandId in : g.nodes()[n].inputs) needed[in.index] = true;
     }
   }
@@ -85,11 +95,12 @@ Graph replace_patterns(const Graph& g, const std::vector<bool>& dropped,
   const std::function<OperandId(OperandId)> mapped = [&](OperandId id) { return map[id.index]; };
   for (size_t n = 0; n < num_nodes; ++n) {
     const Node& node = g.nodes()[n];
-    if (dropped[n]) continue;
     if (const auto it = replaced.find(n); it != replaced.end()) {
-      map[node.outputs[0].index] = it->second.emit(b, mapped, g.name_of(node.outputs[0]));
+      const OperandId source = it->second.result.value_or(node.outputs[0]);
+      map[source.index] = it->second.emit(b, mapped, g.name_of(source));
       continue;
     }
+    if (dropped[n]) continue;
     const auto outs = copy_node(g, node, map, b);
     for (size_t i = 0; i < outs.size(); ++i) map[node.outputs[i].index] = outs[i];
   }
@@ -97,18 +108,26 @@ Graph replace_patterns(const Graph& g, const std::vector<bool>& dropped,
   return result;
 }
 
-Graph replace_with_unary(const Graph& g, const std::vector<int64_t>& fate, OpKind op) {
-  std::vector<bool> dropped(fate.size(), false);
-  std::map<size_t, Replacement> replaced;
-  for (size_t n = 0; n < fate.size(); ++n) {
-    dropped[n] = fate[n] == -2;
-    if (fate[n] < 0) continue;
-    const OperandId x{uint32_t(fate[n])};
-    replaced[n] = {{x}, [x, op](GraphBuilder& b, const auto& map, const std::string& name) {
-                     return b.add1(op, {map(x)}, {}, name);
-                   }};
-  }
-  return replace_patterns(g, dropped, replaced);
+bool PatternRewriter::claim(const std::vector<size_t>& nodes) {
+  if (std::any_of(nodes.begin(), nodes.end(), [&](size_t k) { return claimed_[k]; })) return false;
+  for (size_t k : nodes) claimed_[k] = dropped_[k] = true;
+  ++matches_;
+  return true;
+}
+
+void PatternRewriter::replace(size_t node, Replacement r) {
+  dropped_[node] = false;
+  replaced_[node] = std::move(r);
+}
+
+bool PatternRewriter::replace(const std::vector<size_t>& nodes, size_t root, Replacement r) {
+  if (!claim(nodes)) return false;
+  replace(root, std::move(r));
+  return true;
+}
+
+PatternFusion PatternRewriter::finish() const {
+  return {matches_ == 0 ? g_ : replace_patterns(g_, dropped_, replaced_), matches_};
 }
 
 }  // namespace wnn::passes

@@ -4,15 +4,11 @@
 
 #include <algorithm>
 #include <map>
-#include <string_view>
 #include <utility>
 
 #include "wnn/kernels/kernel.h"
-#include "wnn/passes/cancel_transposes.h"
 #include "wnn/passes/canonicalize.h"
 #include "wnn/passes/fold_constants.h"
-#include "wnn/passes/fold_pad_into_conv.h"
-#include "wnn/passes/frame_strided_conv.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/session.h"
 
@@ -31,27 +27,12 @@ ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOp
     plan.graph = std::move(graph);
   }
   if (!delegates.empty()) {
-    // Structural rewrites first, each once (the audio front end was measured in this order):
-    // inverse transposes around elementwise chains (tf2onnx's NHWC wrappers) cancel, an STFT
-    // written as a strided long-filter Conv1d becomes framing and one matmul, and a zero pad
-    // before a conv (tf2onnx's ZeroPadding2D) becomes the conv's padding.
-    using Pass = passes::PatternFusion (*)(const Graph&);
-    for (const auto& [name, pass] :
-         {std::pair<std::string_view, Pass>{"cancelTransposes", passes::cancel_transposes},
-          {"frameStridedConv", passes::frame_strided_convs},
-          {"padIntoConv", passes::fold_pads_into_convs}}) {
-      auto r = pass(*plan.graph);
-      if (r.fused > 0) plan.graph = std::make_shared<const Graph>(std::move(r.graph));
-      plan.pattern_counts.push_back({name, r.fused});
-    }
-    // Then written-out activations and normalizations become the one op a delegate runs as
-    // one kernel (or a post-op of the matmul or conv before it).
+    // Written-out patterns become the one op a delegate runs as one kernel (or a post-op of the
+    // matmul or conv before it).
     auto canonical = passes::canonicalize(*plan.graph);
     if (canonical.replaced() > 0)
       plan.graph = std::make_shared<const Graph>(std::move(canonical.graph));
-    plan.pattern_counts.insert(plan.pattern_counts.end(), canonical.counts.begin(),
-                               canonical.counts.end());
-    for (const auto& c : plan.pattern_counts) plan.fused_patterns += c.replaced;
+    plan.pattern_counts = std::move(canonical.counts);
   }
   // Per delegate, the nodes refused once their kernel was known (SlowNode), with the reason.
   std::vector<std::map<uint32_t, std::string>> slow(delegates.size());

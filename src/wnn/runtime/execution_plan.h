@@ -26,8 +26,9 @@ struct ExecutionPlan {
   size_t slow_refused = 0;  // nodes refused that way (their reasons are in ref_reason)
   bool delegated = false;   // a delegate was selected (backend other than ref)
   size_t folded_nodes = 0;
-  size_t fused_patterns = 0;  // written-out patterns replaced by one node (passes/canonicalize)
-  std::vector<passes::PatternCount> pattern_counts;  // per pattern, when a delegate was selected
+  // Per pass of passes::canonicalize, when a delegate was selected: the patterns it replaced.
+  std::vector<passes::PatternCount> pattern_counts;
+  size_t fused_patterns() const { return passes::replaced(pattern_counts); }
   std::vector<std::string> fold_skipped;
 };
 

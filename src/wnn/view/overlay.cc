@@ -97,7 +97,7 @@ Overlay partition_overlay(const Graph& g, const runtime::ExecutionPlan& plan) {
   for (int r : p.region_of) on_ref += r < 0;
   o.summary["executed nodes"] = executed.nodes().size();
   o.summary["folded nodes"] = plan.folded_nodes;
-  o.summary["fused patterns"] = plan.fused_patterns;
+  o.summary["fused patterns"] = plan.fused_patterns();
   o.summary["on the reference kernels"] = on_ref;
   ordered_json regions = ordered_json::array();
   for (size_t r = 0; r < p.regions.size(); ++r) {

@@ -1,30 +1,27 @@
-// Running a whole graph on the reference kernels, node by node, for the pattern-pass tests:
-// a rewritten graph must compute what the written-out one computes.
+// Running a whole graph on the reference kernels for the pattern-pass tests: a rewritten graph
+// must compute what the written-out one computes.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "../runtime/seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/core/graph.h"
-#include "wnn/kernels/kernel.h"
 #include "wnn/passes/pattern_match.h"
+#include "wnn/runtime/session.h"
 
 namespace wnn::passes::testing {
 
 // float32 values from `seed`, uniform in [lo, hi).
 inline Tensor seeded(Shape shape, uint32_t seed, float lo = -2, float hi = 2) {
-  Tensor t = Tensor::zeros(DataType::kFloat32, std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  for (int64_t i = 0; i < t.size(); ++i) t.mutable_view().as<float>()[i] = u(rng);
-  return t;
+  return runtime::testing::seeded(std::move(shape), seed, lo, hi);
 }
 
 inline Tensor filled(Shape shape, float v) {
@@ -33,26 +30,13 @@ inline Tensor filled(Shape shape, float v) {
   return t;
 }
 
-// The graph's outputs, in order, for the inputs given by name.
+// The graph's outputs, in order, on the reference kernels, for the inputs given by name.
 inline std::vector<Tensor> evaluate(const Graph& g, const std::map<std::string, Tensor>& inputs) {
-  std::vector<std::optional<Tensor>> value(g.operands().size());
-  for (const InputInfo& in : g.inputs()) value[in.id.index] = inputs.at(g.name_of(in.id));
-  for (const ConstantInfo& c : g.constants()) {
-    value[c.id.index] = Tensor{g.desc(c.id).dtype, g.desc(c.id).shape, c.data};
-  }
-  for (const Node& n : g.nodes()) {
-    std::vector<ConstTensorView> ins;
-    for (OperandId in : n.inputs) ins.push_back(value[in.index]->view());
-    std::vector<Tensor> outs;
-    for (OperandId out : n.outputs)
-      outs.push_back(Tensor::zeros(g.desc(out).dtype, g.desc(out).shape));
-    std::vector<TensorView> views;
-    for (Tensor& t : outs) views.push_back(t.mutable_view());
-    kernels::run_node(n, ins, views);
-    for (size_t i = 0; i < outs.size(); ++i) value[n.outputs[i].index] = std::move(outs[i]);
-  }
+  const runtime::Session session(std::make_shared<const Graph>(g), {"ref", 1});
+  std::vector<runtime::NamedView> views;
+  for (const auto& [name, t] : inputs) views.push_back({name, t.view()});
   std::vector<Tensor> result;
-  for (OperandId out : g.outputs()) result.push_back(*value[out.index]);
+  for (runtime::NamedTensor& out : session.run(views)) result.push_back(std::move(out.tensor));
   return result;
 }
 
