@@ -7,7 +7,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 packages=(
-  build-essential cmake ninja-build pkg-config git clang-format
+  build-essential cmake ninja-build pkg-config git clang-format ccache
   libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libdnnl-dev libxnnpack-dev libpthreadpool-dev libfftw3-dev
   libcurl4-openssl-dev libssl-dev
