@@ -24,8 +24,9 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Ends with `N passed, N failed, N skipped` (scripts/ctest-summary.sh).
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@bash scripts/ctest-summary.sh $(BUILD) $(JOBS)
 
 # ASan + UBSan (-fno-sanitize-recover) over the unit, conformance and robustness suites, in
 # their own build dir. The python/node model tests are left out: they run no wnn code.
@@ -33,9 +34,8 @@ SANITIZE_BUILD ?= build-sanitize
 test-sanitize: deps
 	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DWNN_SANITIZE=ON -DWNN_PYTHON=OFF $(CMAKE_FLAGS)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
-	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -E '^(ort_reference|models)\.'
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  bash scripts/ctest-summary.sh $(SANITIZE_BUILD) $(JOBS) -E '^(ort_reference|models)\.'
 
 # The robustness gate of issue 11 in one clang-14 build (FUZZ_BUILD) with ASan, UBSan and
 # coverage instrumentation, shared by the sanitizer suite and the libFuzzer binaries: one build
@@ -43,9 +43,8 @@ test-sanitize: deps
 test-robust: deps
 	cmake -S . -B $(FUZZ_BUILD) $(FUZZ_CONFIGURE) $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
-	cd $(FUZZ_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -E '^(ort_reference|models)\.'
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  bash scripts/ctest-summary.sh $(FUZZ_BUILD) $(JOBS) -E '^(ort_reference|models)\.'
 	FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_SEED=$(FUZZ_SEED) bash tests/fuzz/run.sh $(FUZZ_BUILD) \
 	  $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 

@@ -3,7 +3,8 @@
 
 Usage: /usr/bin/python3 bench/ort_compare.py BUILD [--only a,b] [--zoo-only | --dev-set-only]
                                              [--runs 20] [--warmup 5] [--threads 2]
-                                             [--rounds 3] [--work DIR] [--json FILE]
+                                             [--rounds 3] [--budget 120] [--work DIR]
+                                             [--json FILE]
 
 Zoo models (issue 9): export from Debian's PyTorch to ONNX (opset 17, cached in --work),
 convert with `wnn convert`, feed both runtimes the same seeded inputs and check wnn's outputs
@@ -17,7 +18,10 @@ such as a sample rate, is fed to ORT as an input).
 
 Then, for every model, ONNX Runtime (tools/ort-reference/bench.js, an untimed gc() between
 runs) and `wnn bench` (backend auto) run with the same threads, warm-up and runs, alternating
-for --rounds rounds (default 3); each one's latency is the median of its round medians. One
+for --rounds rounds (default 3); each one's latency is the median of its round medians. A model
+whose runs are slow gets fewer of them: one probe run of each runtime estimates the time per
+run, and runs and warm-up shrink (to at least 3 and 1) so that the timed rounds of both take
+about --budget seconds (default 120; 0: no limit); such a row says how many it ran. One
 more `wnn bench --profile` counts the steps on oneDNN reference implementations ("ref:"
 kernels), and `wnn partition --json` the nodes left on wnn's reference kernels (and how many
 of them a delegate refused because its kernel would be a reference implementation).
@@ -292,9 +296,25 @@ def kernel_census(case, build, threads):
             "profile_flops": sum(s["flops"] for s in profile)}
 
 
+def budgeted_runs(case, args, build):
+    """(runs, warm-up) for one model: args.runs and args.warmup, fewer when one run of each
+    runtime (a probe, untimed here) says all rounds would take longer than args.budget."""
+    if args.budget <= 0:
+        return args.runs, args.warmup
+    probe_s = (ort_bench(case, 1, 0, args.threads)["median_ms"] +
+               wnn_bench(build, case, 1, 0, args.threads)["median_ms"]) / 1e3
+    per_round = args.budget / args.rounds
+    fits = int(per_round / max(probe_s, 1e-9))  # runs of both per round
+    if fits >= args.runs + args.warmup:
+        return args.runs, args.warmup
+    warmup = max(1, min(args.warmup, fits // 5))
+    return max(3, fits - warmup), warmup
+
+
 def bench_case(case, args, build):
-    orts, wnns = alternate(case, build, args.rounds, args.threads, (args.runs, args.warmup),
-                           (args.runs, args.warmup))
+    runs, warmup = budgeted_runs(case, args, build)
+    orts, wnns = alternate(case, build, args.rounds, args.threads, (runs, warmup),
+                           (runs, warmup))
     ort, wnn = orts[0], wnns[0]  # the first round's load-to-first-inference: a cold process
     ort_ms = statistics.median(o["median_ms"] for o in orts)
     wnn_ms = statistics.median(w["median_ms"] for w in wnns)
@@ -312,6 +332,7 @@ def bench_case(case, args, build):
         "gflop": flops / 1e9 if flops else None,
         "wnn_gflops": flops / 1e6 / wnn_ms if flops else None,
         "regions": wnn["regions"], "compile_ms": wnn["compile_ms"],
+        "runs": runs, "warmup": warmup,
         "ort_first_ms": ort["load_to_first_inference_ms"],
         "wnn_first_ms": wnn["load_to_first_inference_ms"],
     })
@@ -370,7 +391,7 @@ HEADER = (f"{'model':26s} {'set':3s} {'ORT ms':>9s} {'wnn ms':>9s} {'ratio':>6s}
           f"{'GFLOP/s':>8s} {'max err':>9s} {'ref:':>4s} {'ref nodes':>9s} {'regions':>7s}")
 
 
-def print_row(r, overhead):
+def print_row(r, overhead, args_runs, args_warmup):
     ovh_ms = overhead["ort_us"] / 1e3
     spread = f"{min(r['round_ratios']):.2f}-{max(r['round_ratios']):.2f}"
     ref_nodes = f"{r['reference_nodes']}" + (f" ({r['slow_refused']} slow)"
@@ -381,6 +402,9 @@ def print_row(r, overhead):
           f"{opt(r['gflop'], '.2f', 7)} {opt(r['wnn_gflops'], '.1f', 8)} "
           f"{opt(r['max_err'], '.2e', 9)} {r['ref_kernels']:4d} {ref_nodes:>9s} "
           f"{r['regions']:7d}{'' if r['ok'] else '  WRONG'}", flush=True)
+    if r["runs"] != args_runs or r["warmup"] != args_warmup:
+        print(f"{'':31s}slow runs: median of {r['runs']} after {r['warmup']} warm-up "
+              f"(--budget)")
     if r["ref_kernel_names"]:
         print(f"{'':31s}ref: kernels: {', '.join(r['ref_kernel_names'])}")
     if r["check"]:
@@ -450,6 +474,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3,
                         help="alternating ORT/wnn timing rounds per model (default 3)")
+    parser.add_argument("--budget", type=float, default=120,
+                        help="seconds of timed rounds per model: slow models get fewer runs "
+                        "(default 120; 0: always --runs)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--work", help="cache for exported models (default BUILD/bench-zoo)")
     parser.add_argument("--json", help="also write the overheads and rows as JSON to this file")
@@ -495,7 +522,7 @@ def main():
             continue
         rows.append(r)
         failed = failed or not r["ok"]
-        print_row(r, overhead)
+        print_row(r, overhead, args.runs, args.warmup)
     for label, subset in (("the zoo", [r for r in rows if r["set"] == "zoo"]),
                           ("the dev set", [r for r in rows if r["set"] == "dev"]),
                           ("both", rows)):

@@ -65,5 +65,10 @@ while [ "$running" -gt 0 ]; do
 done
 echo
 echo "fuzz summary (${seconds}s per target, $jobs at a time):"
-for t in "${targets[@]}"; do cat "$build/fuzz-logs/$t.summary"; done
+passed=0 failed=0
+for t in "${targets[@]}"; do
+  cat "$build/fuzz-logs/$t.summary"
+  if grep -q ' rc=0 ' "$build/fuzz-logs/$t.summary"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+done
+echo "$passed passed, $failed failed"
 exit $status
