@@ -93,7 +93,8 @@ bench: build
 # real-models-test, checked by `wnn validate`, issue 18), in alternating rounds: latency, ratio,
 # both runtimes' one-node per-run overhead, GFLOP/s, the output check, `ref:` kernels and nodes
 # on the reference kernels per model, geometric means and issue 18's acceptance lines.
-# BENCH_ORT_FLAGS=--dev-set-only (or --zoo-only, --only a,b, --rounds 5) narrows or lengthens it.
+# BENCH_ORT_FLAGS=--dev-set-only (or --zoo-only, --only a,b, --rounds 5) narrows or lengthens it;
+# a model whose runs are slow gets fewer of them, about --budget seconds of rounds (default 120).
 BENCH_ORT_FLAGS ?=
 bench-ort: build
 	/usr/bin/python3 bench/ort_compare.py $(BUILD) --runs 20 --warmup 5 --threads 2 $(BENCH_ORT_FLAGS)
