@@ -21,7 +21,7 @@ const REF = new Set(['matmul_nbits_4bit', 'squeezenet1_1', 'mobilenet_v3_small']
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'wnn-loader-models-'));
 
 const shared = findSharedModels();
-const models = [...generatedModels(work), ...DEFAULT_ZOO.map((n) => zooModel(ZOO, n)), ...(shared ? devModels(shared) : [])]
+const models = [...generatedModels(work), ...DEFAULT_ZOO.map((n) => zooModel(ZOO, n)), ...(shared ? devModels(shared, work) : [])]
   .filter((m) => !ONLY || ONLY.includes(m.name));
 
 test('the dev set is listed', { skip: ONLY !== null }, () => {

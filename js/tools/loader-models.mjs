@@ -22,7 +22,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadGraph, parseGraph } from '../loader/index.js';
 import { fromHalfBits } from '../loader/dtypes.js';
-import { npy, readNpy } from './loader-test-files.mjs';
+import { npy, readNpy, NPY_DESCR } from './loader-test-files.mjs';
 
 const require = createRequire(import.meta.url);
 const webnn = require('..');
@@ -38,15 +38,22 @@ const TYPED = {
   uint64: BigUint64Array, int8: Int8Array, uint8: Uint8Array, int4: Int8Array, uint4: Uint8Array,
 };
 const TOLERANCE = { float32: [1e-5, 1e-4], float16: [1e-3, 1e-2] };
-const DEV_DTYPES = { float32: 'float32', float16: 'float16', int64: 'int64', int32: 'int32', int8: 'int8', uint8: 'uint8', bool: 'uint8' };
 
+// The dev set's rules (where its list is, each model's feed and wnn convert's arguments for it)
+// are tests/real_models/dev_set.py's; this asks it.
+const DEV_SET = path.join(SOURCE, 'tests', 'real_models', 'dev_set.py');
+
+function devSet(...args) {
+  return execFileSync('/usr/bin/python3', [DEV_SET, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+// The folder holding dev-models.json, or null.
 export function findSharedModels() {
-  if (process.env.WNN_SHARED_MODELS) return process.env.WNN_SHARED_MODELS;
-  for (let dir = path.dirname(SOURCE); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'shared', 'models');
-    if (fs.existsSync(path.join(candidate, 'dev-models.json'))) return candidate;
+  try {
+    return devSet('shared').trim();
+  } catch {
+    return null;
   }
-  return null;
 }
 
 export function devModelsDir() {
@@ -65,24 +72,12 @@ export function generatedModels(work) {
     make: ['/usr/bin/python3', path.join(SOURCE, 'tests', 'models', 'make_4bit_model.py'), onnx] }];
 }
 
-export function devModels(shared) {
+// The dev-set models with their feeds, written into work/NAME/feed by dev_set.py.
+export function devModels(shared, work) {
   const manifest = JSON.parse(fs.readFileSync(path.join(shared, 'dev-models.json'), 'utf8')).models;
   return manifest.map((m) => {
-    const convertArgs = [];
-    const fills = [];
-    m.inputs.forEach((decl, k) => {
-      const spec = m.test_feed[decl.name];
-      const integer = !decl.dtype.startsWith('float');
-      if (spec.fill.startsWith('const:') && integer && spec.shape.length === 0) {
-        convertArgs.push('--pin-input', `${decl.name}=${spec.fill.slice(6)}`);  // an If branch
-        return;
-      }
-      decl.shape.forEach((d, axis) => {
-        if (typeof d !== 'number') convertArgs.push('--override-dim', `${decl.name}:${axis}=${spec.shape[axis]}`);
-      });
-      fills.push({ onnxName: decl.name, dataType: DEV_DTYPES[decl.dtype], shape: spec.shape, fill: spec.fill, k });
-    });
-    return { name: m.name, kind: 'dev', onnx: path.join(devModelsDir(), m.file), convertArgs, fills };
+    const { convert_args: convertArgs, inputs } = JSON.parse(devSet('feed', m.name, path.join(work, m.name, 'feed')));
+    return { name: m.name, kind: 'dev', onnx: path.join(devModelsDir(), m.file), convertArgs, inputs };
   });
 }
 
@@ -95,20 +90,6 @@ function uniform(seed) {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-// The values of a dev-set fill (the dev set's README), element i of input number k.
-function devFill(fill, k) {
-  if (fill === 'sin') return (i) => Math.sin(0.01 * i + k);
-  if (fill === 'unit') return (i) => 0.5 + 0.5 * Math.sin(0.01 * i + k);
-  if (fill === 'zeros') return () => 0;
-  if (fill === 'rand') {
-    const u = uniform(1234 + k);
-    return () => 2 * u() - 1;
-  }
-  if (fill.startsWith('const:')) return () => Number(fill.slice(6));
-  if (fill.startsWith('iota:')) return (i) => i % Number(fill.slice(5));
-  throw new Error(`unknown fill '${fill}'`);
 }
 
 // Default inputs: floats multiples of 1/64 in [-1, 1), integers in [0, 8) (valid indices for
@@ -187,21 +168,27 @@ export async function checkModel(wnn, model, pair, backend) {
   fs.rmSync(outDir, { recursive: true, force: true });
   // Dev-set feeds are keyed by ONNX input name: the converted graph keeps the inputs in order
   // (pinned ones removed) and renames only names the text form cannot hold.
-  if (model.fills && model.fills.length !== parsed.inputs.length) {
-    throw new Error(`${model.name}: the feed has ${model.fills.length} inputs, the converted graph ${parsed.inputs.length}`);
+  if (model.inputs && model.inputs.length !== parsed.inputs.length) {
+    throw new Error(`${model.name}: the feed has ${model.inputs.length} inputs, the converted graph ${parsed.inputs.length}`);
   }
   parsed.inputs.forEach((input, k) => {
-    const fill = model.fills ? model.fills[k] : null;
-    if (fill && fill.dataType !== input.dataType) {
-      throw new Error(`${model.name}: input ${k} '${input.name}' is ${input.dataType}, the feed for '${fill.onnxName}' ${fill.dataType}`);
-    }
     const shape = input.shape;  // converted graphs are static: the feed's dims were given
-    const count = shape.reduce((a, b) => a * b, 1);
-    const value = fill ? devFill(fill.fill, fill.k) : defaultFill(input.dataType, k);
-    const bytes = tensorBytes(input.dataType, count, value);
-    feeds[input.name] = bytes;
-    const file = path.join(pair.dir, `input${k}.npy`);
-    fs.writeFileSync(file, npy(input.dataType, shape, bytes));
+    let file = path.join(pair.dir, `input${k}.npy`);
+    if (model.inputs) {
+      file = model.inputs[k].file;
+      const { descr, shape: fed, bytes } = readNpy(fs.readFileSync(file));
+      // A bool input is fed as uint8 (wnn's bool).
+      const want = input.dataType === 'uint8' ? ['|u1', '|b1'] : [NPY_DESCR[input.dataType]];
+      if (!want.includes(descr) || fed.join() !== shape.join()) {
+        throw new Error(`${model.name}: input ${k} '${input.name}' is ${input.dataType}[${shape}], the feed for '${model.inputs[k].name}' ${descr}[${fed}]`);
+      }
+      feeds[input.name] = bytes;
+    } else {
+      const count = shape.reduce((a, b) => a * b, 1);
+      const bytes = tensorBytes(input.dataType, count, defaultFill(input.dataType, k));
+      feeds[input.name] = bytes;
+      fs.writeFileSync(file, npy(input.dataType, shape, bytes));
+    }
     runArgs.push('--input', `${input.name}=${file}`);
   });
   runArgs.push('--output-dir', outDir);
@@ -295,7 +282,7 @@ async function main() {
     const shared = findSharedModels();
     if (!shared) throw new Error('the dev set was not found: set WNN_SHARED_MODELS');
     execFileSync('bash', [path.join(shared, 'fetch.sh'), '-o', devModelsDir()], { stdio: 'ignore' });
-    models.push(...devModels(shared).filter((m) => !a.models || a.models.includes(m.name)));
+    models.push(...devModels(shared, work).filter((m) => !a.models || a.models.includes(m.name)));
   }
   if (a.prepare) {
     const absent = models.filter((m) => !m.make && !fs.existsSync(m.onnx));

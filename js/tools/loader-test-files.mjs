@@ -26,7 +26,7 @@ export function safetensors(tensors, metadata) {
   return out;
 }
 
-const NPY_DESCR = { float32: '<f4', float16: '<f2', int32: '<i4', uint32: '<u4', int64: '<i8', uint64: '<u8', int8: '|i1', uint8: '|u1', int4: '|i1', uint4: '|u1' };
+export const NPY_DESCR = { float32: '<f4', float16: '<f2', int32: '<i4', uint32: '<u4', int64: '<i8', uint64: '<u8', int8: '|i1', uint8: '|u1', int4: '|i1', uint4: '|u1' };
 
 // A version 1.0 .npy file of the bytes of a tensor.
 export function npy(dataType, shape, bytes) {

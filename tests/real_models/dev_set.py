@@ -123,3 +123,46 @@ def feed_args(model, workdir):
         args += ["--pin-input", f"{name}={int(values)}"] if pinned else \
             ["--input", f"{name}={path}"]
     return args
+
+
+def convert_args(model):
+    """wnn convert's arguments for the model's feed: --pin-input for a pinned input (see feed),
+    --override-dim INPUT:AXIS=V for each free dim of the others."""
+    args = []
+    for decl, (name, values, pinned) in zip(model["inputs"], feed(model)):
+        if pinned:
+            args += ["--pin-input", f"{name}={int(values)}"]
+            continue
+        args += [a for axis, d in enumerate(decl["shape"]) if not isinstance(d, int)
+                 for a in ("--override-dim", f"{name}:{axis}={values.shape[axis]}")]
+    return args
+
+
+def main(argv):
+    """For tools in other languages (js/tools/loader-models.mjs):
+    `dev_set.py shared` prints the dev set's folder (find_shared_models);
+    `dev_set.py feed NAME OUTDIR` writes the model's feed as OUTDIR/input<k>.npy (write_feed)
+    and prints, as JSON, wnn convert's arguments for it and the written inputs in graph-input
+    order."""
+    usage = "usage: dev_set.py shared | dev_set.py feed NAME OUTDIR"
+    if not argv or argv[0] not in ("shared", "feed") or len(argv) != (1 if argv[0] == "shared" else 3):
+        raise SystemExit(usage)
+    shared = find_shared_models()
+    if shared is None:
+        raise SystemExit(not_found_message())
+    if argv[0] == "shared":
+        print(shared)
+        return
+    models = {m["name"]: m for m in load_manifest(shared)}
+    if argv[1] not in models:
+        raise SystemExit(f"dev_set: no model '{argv[1]}' in {shared / 'dev-models.json'}")
+    model = models[argv[1]]
+    os.makedirs(argv[2], exist_ok=True)
+    inputs = [{"name": name, "file": str(path)}
+              for name, _, pinned, path in write_feed(model, argv[2]) if not pinned]
+    print(json.dumps({"convert_args": convert_args(model), "inputs": inputs}))
+
+
+if __name__ == "__main__":
+    import sys
+    main(sys.argv[1:])

