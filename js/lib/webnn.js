@@ -33,6 +33,10 @@ const POWER_PREFERENCES = ['default', 'high-performance', 'low-power'];
 
 const kInternal = Symbol('wnn.internal');
 // Graphs that ran faster than this run inline when the context is idle (see the Timeline note).
+// Known limit: one whose kernels run on several threads would make the main thread a second
+// OpenMP master, and libgomp stops spinning once two teams outnumber the CPUs (addon.cc
+// DispatchThread). Kernels estimated under 20 us run on one thread; docs/benchmarks.md, "one
+// OpenMP team", says what is left.
 const INLINE_RUN_NS = 50e3;
 let defaultBackend = process.env.WNN_BACKEND || 'auto';
 let defaultThreads = Number(process.env.WNN_THREADS || 1);

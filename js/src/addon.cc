@@ -468,7 +468,7 @@ void settle(napi_env env, std::unique_ptr<Work> w) {
 // PASSIVE, the CLI's choice, thread_waiting.h), so every kernel then pays a worker's wake-up.
 // Runs spread over libuv's pool (four threads) made up to four teams; compiling on the pool
 // (the weight reorders run in parallel) and running here made two, which on 2 CPUs with 2
-// threads turned the spinning off: resnet18 ran 5-8% slower than in `wnn bench`. Compiling
+// threads turned the spinning off: resnet18 ran 5-7% slower than in `wnn bench`. Compiling
 // and running on one thread, as the CLI does, keeps one team (docs/benchmarks.md).
 class DispatchThread {
  public:
