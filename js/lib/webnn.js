@@ -4,7 +4,7 @@
 // operator except the four whose IDL result is a sequence (see SEQUENCE_RESULTS).
 //
 // Timeline: writeTensor, dispatch and readTensor run in the order they are called on a context,
-// through one promise chain; dispatch runs on a worker thread (Node-API async work). When nothing
+// through one promise chain; build and dispatch run on the addon's dispatch thread. When nothing
 // is pending on the context, a step runs at once instead: writeTensor copies, readTensor resolves
 // with the data, and a graph whose runs take less than INLINE_RUN_NS runs on the calling
 // thread, since handing it to a worker and back costs more than the run (bench/js_dispatch.mjs).
@@ -33,6 +33,10 @@ const POWER_PREFERENCES = ['default', 'high-performance', 'low-power'];
 
 const kInternal = Symbol('wnn.internal');
 // Graphs that ran faster than this run inline when the context is idle (see the Timeline note).
+// Known limit: one whose kernels run on several threads would make the main thread a second
+// OpenMP master, and libgomp stops spinning once two teams outnumber the CPUs (addon.cc
+// DispatchThread). Kernels estimated under 20 us run on one thread; docs/benchmarks.md, "one
+// OpenMP team", says what is left.
 const INLINE_RUN_NS = 50e3;
 let defaultBackend = process.env.WNN_BACKEND || 'auto';
 let defaultThreads = Number(process.env.WNN_THREADS || 1);
@@ -665,10 +669,12 @@ module.exports = {
   schemas: SCHEMAS,
   // What wnn accepts beyond the spec's IDL (see EXTENSION_DATA_TYPES).
   extensions: Object.freeze({ dataTypes: Object.freeze([...EXTENSION_DATA_TYPES]) }),
-  // For tests: the native sessions alive (graphs neither destroyed nor collected), and the
+  // For tests: the native sessions alive (graphs neither destroyed nor collected), the threads
+  // that have compiled or run a graph off the main thread (one: the dispatch thread), and the
   // backend names setBackend() accepts.
   diagnostics: {
     liveGraphs: () => native.liveGraphs(),
+    sessionThreads: () => native.sessionThreads(),
     backends: () => native.backends(),
     // The error of the context's last failed dispatch (the spec gives dispatch no error channel),
     // or null; tools check it after reading a dispatch's outputs.

@@ -1,5 +1,6 @@
 // The Node-API addon under js/index.js: a graph builder over wnn::GraphBuilder, compiled
-// graphs over wnn::runtime::Session, and dispatch as Node-API async work (off the main thread).
+// graphs over wnn::runtime::Session, and build and dispatch off the main thread (on one
+// dispatch thread per Node environment, DispatchThread).
 // It exports the operator table so that js/lib/webnn.js generates every MLGraphBuilder method
 // and option dictionary from it. Only Node-API (node_api.h) is used: the addon is ABI-stable.
 //
@@ -18,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -404,9 +406,8 @@ Compiled& live_graph(napi_env env, napi_value v) {
   return *c;
 }
 
-// Async work with a promise, shared by build and dispatch.
+// Work for the dispatch thread with a promise, shared by build and dispatch.
 struct Work {
-  napi_async_work work = nullptr;
   napi_deferred deferred = nullptr;
   std::vector<napi_ref> refs;  // buffers kept alive while the worker reads or writes them
   std::function<void()> execute;
@@ -414,8 +415,18 @@ struct Work {
   std::optional<JsError> error;
 };
 
-// Runs w->execute on the calling (worker) thread, keeping its failure for settle().
-void execute_work(Work& w) {
+// The threads that have compiled a graph or run one off the main thread, for
+// sessionThreads(): one per Node environment (DispatchThread), process-wide like live_sessions.
+std::mutex session_threads_mutex;
+std::set<std::thread::id> session_threads;
+
+// Runs w->execute on the calling thread, keeping its failure for settle(). `worker`: off the
+// main thread (counted by sessionThreads()).
+void execute_work(Work& w, bool worker) {
+  if (worker) {
+    std::lock_guard<std::mutex> lock(session_threads_mutex);
+    session_threads.insert(std::this_thread::get_id());
+  }
   try {
     w.execute();
   } catch (const Error& e) {
@@ -450,28 +461,15 @@ void settle(napi_env env, std::unique_ptr<Work> w) {
   }
 }
 
-// On libuv's thread pool (build: compiling a graph).
-napi_value queue_work(napi_env env, std::unique_ptr<Work> w, const char* name) {
-  napi_value promise;
-  NAPI_OK(napi_create_promise(env, &w->deferred, &promise));
-  Work* raw = w.release();
-  NAPI_OK(napi_create_async_work(
-      env, nullptr, make_string(env, name),
-      [](napi_env, void* data) { execute_work(*static_cast<Work*>(data)); },
-      [](napi_env env, napi_status, void* data) {
-        std::unique_ptr<Work> w(static_cast<Work*>(data));
-        napi_delete_async_work(env, w->work);
-        settle(env, std::move(w));
-      },
-      raw, &raw->work));
-  NAPI_OK(napi_queue_async_work(env, raw->work));
-  return promise;
-}
-
-// The one thread every worker dispatch of this Node environment runs on. oneDNN's OpenMP keeps
-// a team of worker threads per calling thread: spread over libuv's pool (four threads), runs
-// had up to four teams contending for the cores; on one thread, as in the CLI, there is one
-// team (bench/js_model.mjs and docs/benchmarks.md give what each version measured).
+// The one thread every build and every worker dispatch of this Node environment runs on.
+// libgomp keeps a team of worker threads per thread that starts a parallel region, for as long
+// as that thread lives, and counts every team's workers: once they outnumber the CPUs it stops
+// spinning between kernels altogether (its throttled spin count is 0 under OMP_WAIT_POLICY=
+// PASSIVE, the CLI's choice, thread_waiting.h), so every kernel then pays a worker's wake-up.
+// Runs spread over libuv's pool (four threads) made up to four teams; compiling on the pool
+// (the weight reorders run in parallel) and running here made two, which on 2 CPUs with 2
+// threads turned the spinning off: resnet18 ran 5-7% slower than in `wnn bench`. Compiling
+// and running on one thread, as the CLI does, keeps one team (docs/benchmarks.md).
 class DispatchThread {
  public:
   explicit DispatchThread(napi_env env) {
@@ -512,7 +510,7 @@ class DispatchThread {
         w = queue_.front();
         queue_.pop_front();
       }
-      execute_work(*w);
+      execute_work(*w, true);
       if (napi_call_threadsafe_function(tsfn_, w, napi_tsfn_blocking) != napi_ok) delete w;
     }
   }
@@ -596,7 +594,7 @@ napi_value Build(napi_env env, napi_callback_info info) {
       auto holder = std::make_unique<Compiled>(*compiled);
       return wrap_external(env, std::move(holder));
     };
-    return queue_work(env, std::move(w), "wnn.build");
+    return dispatch_thread(env).queue(env, std::move(w));
   });
 }
 
@@ -714,7 +712,7 @@ napi_value Dispatch(napi_env env, napi_callback_info info) {
     };
     w->complete = [elapsed_ns](napi_env env) { return make_number(env, *elapsed_ns); };
     if (!run_inline) return dispatch_thread(env).queue(env, std::move(w));
-    execute_work(*w);
+    execute_work(*w, false);
     if (w->error) throw *w->error;
     return w->complete(env);
   });
@@ -722,6 +720,13 @@ napi_value Dispatch(napi_env env, napi_callback_info info) {
 
 napi_value LiveGraphs(napi_env env, napi_callback_info) {
   return guarded(env, [&] { return make_number(env, double(live_sessions.load())); });
+}
+
+napi_value SessionThreads(napi_env env, napi_callback_info) {
+  return guarded(env, [&] {
+    std::lock_guard<std::mutex> lock(session_threads_mutex);
+    return make_number(env, double(session_threads.size()));
+  });
 }
 
 // backends() -> the names setBackend() accepts in this build: "ref", "auto" and each delegate.
@@ -954,6 +959,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"graphInfo", nullptr, GraphInfo, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"destroyGraph", nullptr, DestroyGraph, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"liveGraphs", nullptr, LiveGraphs, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"sessionThreads", nullptr, SessionThreads, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"backends", nullptr, Backends, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"dispatch", nullptr, Dispatch, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"tolerance", nullptr, ToleranceOf, nullptr, nullptr, nullptr, napi_default, nullptr},
