@@ -11,12 +11,20 @@
 
 namespace wnn::runtime::onednn {
 
-bool winograd_candidate(const Graph& g, const Node& n) {
+namespace {
+
+bool winograd_enabled() {
   static const bool enabled = [] {
     const char* v = std::getenv("WNN_ONEDNN_WINOGRAD");
     return v == nullptr || std::string_view(v) != "0";
   }();
-  if (!enabled || n.op() != OpKind::kConv2d) return false;
+  return enabled;
+}
+
+}  // namespace
+
+bool winograd_candidate(const Graph& g, const Node& n) {
+  if (!winograd_enabled() || n.op() != OpKind::kConv2d) return false;
   const auto& a = n.attrs;
   const auto f =
       conv_filter_geometry(g.desc(*a.get_operand("filter")).shape, a.get_enum("filterLayout"));
@@ -26,6 +34,22 @@ bool winograd_candidate(const Graph& g, const Node& n) {
                           f.output_channels % 16 == 0;
   return shape_fits && !(passes::integer_valued(g, *a.get_operand("input")) &&
                          passes::integer_valued(g, *a.get_operand("filter")));
+}
+
+bool space_to_batch_candidate(const Graph& g, const Node& n) {
+  if (n.op() != OpKind::kConv2d || n.attrs.get_enum("inputLayout") != "nchw") return false;
+  const auto& a = n.attrs;
+  const auto f =
+      conv_filter_geometry(g.desc(*a.get_operand("filter")).shape, a.get_enum("filterLayout"));
+  const auto in = conv_input_geometry(g.desc(*a.get_operand("input")).shape, "nchw");
+  const auto st = a.get_ints("strides"), dil = a.get_ints("dilations"), pad = a.get_ints("padding");
+  const int64_t d = dil[0];
+  const bool same = std::all_of(pad.begin(), pad.end(), [&](int64_t p) { return p == d; });
+  return d > 1 && dil[1] == d && same && st[0] == 1 && st[1] == 1 && a.get_int("groups") == 1 &&
+         f.height == 3 && f.width == 3 && in.height % d == 0 && in.width % d == 0 &&
+         f.input_channels % 16 == 0 && f.output_channels % 16 == 0 && winograd_enabled() &&
+         !(passes::integer_valued(g, *a.get_operand("input")) &&
+           passes::integer_valued(g, *a.get_operand("filter")));
 }
 
 ConvLayout plan_conv_layout(const Graph& g, const Region& r, std::string_view override_) {
