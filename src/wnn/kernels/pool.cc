@@ -8,6 +8,8 @@
 #include "wnn/core/ops/conv.h"
 #include "wnn/kernels/float_values.h"
 #include "wnn/kernels/kernel.h"
+#include "wnn/kernels/kernel_context.h"
+#include "wnn/kernels/resample_linear.h"
 
 namespace wnn::kernels {
 
@@ -73,32 +75,6 @@ void pool2d(const KernelArgs& args, PoolKind kind) {
   write_from_nchw(out, result, layout, out_dims);
 }
 
-// Linear resampling in ONNX Runtime's float32 arithmetic, so a quantized model's next
-// DynamicQuantizeLinear sees the same bits (its scale is the tensor's max / 255): per axis the
-// source coordinate (o + 0.5f) / scale - 0.5f (o itself when scale is 1) clamped to [0, in - 1],
-// taps lo = trunc(c) and hi = min(lo + 1, in - 1) with weights d_lo = |c - lo| (of hi) and
-// d_hi = |c - hi| (of lo), both 0.5 when lo == hi; then w(lo,lo) x + w(lo,hi) x + w(hi,lo) x +
-// w(hi,hi) x summed left to right, each weight the float product of its two axis weights. (The
-// build targets baseline x86-64, so no multiply-add is contracted into an FMA.)
-struct LinearAxis {
-  std::vector<int64_t> lo, hi;
-  std::vector<float> d_lo, d_hi;
-};
-
-LinearAxis linear_axis(int64_t in_size, int64_t out_size, float scale) {
-  LinearAxis m;
-  for (int64_t o = 0; o < out_size; ++o) {
-    float c = scale == 1.0f ? float(o) : (float(o) + 0.5f) / scale - 0.5f;
-    c = std::max(0.0f, std::min(c, float(in_size - 1)));
-    const int64_t lo = std::min(int64_t(c), in_size - 1), hi = std::min(lo + 1, in_size - 1);
-    m.lo.push_back(lo);
-    m.hi.push_back(hi);
-    m.d_lo.push_back(lo == hi ? 0.5f : std::fabs(c - float(lo)));
-    m.d_hi.push_back(lo == hi ? 0.5f : std::fabs(c - float(hi)));
-  }
-  return m;
-}
-
 void resample2d(const KernelArgs& args) {
   const Attributes& a = args.attrs();
   const ConstTensorView& input = args.input("input");
@@ -124,46 +100,20 @@ void resample2d(const KernelArgs& args) {
     return base;
   };
   if (linear) {
-    // The scale of each resized axis: given, or out / in in float32 as ORT derives it.
+    // ONNX Runtime's float32 arithmetic (resample_linear.h), on the row-major tensors.
     float scales[2];
-    for (int i = 0; i < 2; ++i) {
-      const size_t axis = size_t(axes[size_t(i)]);
-      scales[i] = a.has("sizes") ? float(out.shape[axis]) / float(input.shape[axis])
-                                 : float(given_scales[size_t(i)]);
+    for (size_t i = 0; i < 2; ++i) {
+      const size_t axis = size_t(axes[i]);
+      scales[i] = linear_scale(a.has("sizes"), input.shape[axis], out.shape[axis], given_scales[i]);
     }
     const std::vector<float> x = read_values<float>(input);
-    const LinearAxis m0 = linear_axis(input.shape[a0], out.shape[a0], scales[0]);
-    const LinearAxis m1 = linear_axis(input.shape[a1], out.shape[a1], scales[1]);
-    const int64_t s0 = in_strides[a0], s1 = in_strides[a1];
-    const std::vector<int64_t> out_strides = contiguous_strides(out.shape);
-    // The two dims not resampled, each visited once; then the output plane row by row.
-    size_t other[2], k = 0;
-    for (size_t d = 0; d < 4; ++d) {
-      if (d != a0 && d != a1) other[k++] = d;
-    }
     std::vector<float> result(static_cast<size_t>(n));
-    for (int64_t u = 0; u < out.shape[other[0]]; ++u) {
-      for (int64_t t = 0; t < out.shape[other[1]]; ++t) {
-        const int64_t in_base = u * in_strides[other[0]] + t * in_strides[other[1]];
-        const int64_t out_base = u * out_strides[other[0]] + t * out_strides[other[1]];
-        for (size_t i0 = 0; i0 < m0.lo.size(); ++i0) {
-          const float* lo = x.data() + in_base + m0.lo[i0] * s0;
-          const float* hi = x.data() + in_base + m0.hi[i0] * s0;
-          float* y = result.data() + out_base + int64_t(i0) * out_strides[a0];
-          for (size_t i1 = 0; i1 < m1.lo.size(); ++i1) {
-            const int64_t l1 = m1.lo[i1] * s1, h1 = m1.hi[i1] * s1;
-            // Axis 0 is ORT's y (height), axis 1 its x (width).
-            const float w_ll = m1.d_hi[i1] * m0.d_hi[i0], w_lh = m1.d_lo[i1] * m0.d_hi[i0];
-            const float w_hl = m1.d_hi[i1] * m0.d_lo[i0], w_hh = m1.d_lo[i1] * m0.d_lo[i0];
-            float v = w_ll * lo[l1];
-            v = v + w_lh * lo[h1];
-            v = v + w_hl * hi[l1];
-            v = v + w_hh * hi[h1];
-            y[int64_t(i1) * out_strides[a1]] = v;
-          }
-        }
-      }
-    }
+    const std::vector<int64_t> out_strides = contiguous_strides(out.shape);
+    const auto in_layout = resample_layout(input.shape, input.shape, in_strides, -1, 1, axes);
+    const auto out_layout = resample_layout(out.shape, out.shape, out_strides, -1, 1, axes);
+    resample_linear(x.data(), result.data(), in_layout.layout, out_layout.layout,
+                    linear_axis(input.shape[a0], out.shape[a0], scales[0]),
+                    linear_axis(input.shape[a1], out.shape[a1], scales[1]), kernel_thread_budget());
     write_values<float>(out, result);
     return;
   }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "node_runner.h"
@@ -107,6 +108,68 @@ TEST(Resample2d, LinearOnAxes12ClampsAtTheEdges) {
       expected.push_back(s);
     }
   expect_near_all(r.values[0], expected, 1e-7);
+}
+
+// One output of ONNX Runtime's float32 linear resampling, written out as resample_linear.h
+// documents it: per axis c = (o + 0.5) / scale - 0.5 clamped to [0, in - 1], taps trunc(c)
+// and the next, weights |c - tap| of the other tap (0.5 each at the edge), four products
+// summed left to right.
+float ort_linear(const std::vector<float>& x, int64_t h, int64_t w, int64_t y_stride,
+                 int64_t x_stride, int64_t oy, int64_t ox, float sy, float sx) {
+  auto axis = [](int64_t o, int64_t in, float scale, int64_t& lo, int64_t& hi, float& d_lo,
+                 float& d_hi) {
+    float c = scale == 1.0f ? float(o) : (float(o) + 0.5f) / scale - 0.5f;
+    c = std::min(std::max(c, 0.0f), float(in - 1));
+    lo = int64_t(c);
+    hi = std::min(lo + 1, in - 1);
+    d_lo = lo == hi ? 0.5f : std::fabs(c - float(lo));
+    d_hi = lo == hi ? 0.5f : std::fabs(c - float(hi));
+  };
+  int64_t y0, y1, x0, x1;
+  float dy0, dy1, dx0, dx1;
+  axis(oy, h, sy, y0, y1, dy0, dy1);
+  axis(ox, w, sx, x0, x1, dx0, dx1);
+  auto at = [&](int64_t y, int64_t xx) { return x[size_t(y * y_stride + xx * x_stride)]; };
+  float v = (dx1 * dy1) * at(y0, x0);
+  v = v + (dx0 * dy1) * at(y0, x1);
+  v = v + (dx1 * dy0) * at(y1, x0);
+  v = v + (dx0 * dy0) * at(y1, x1);
+  return v;
+}
+
+TEST(Resample2d, LinearGivesOnnxRuntimesBitsInEitherLayout) {
+  // 19 channels: in NHWC a 16-lane vector and a tail of 3 per pixel, in NCHW one value at a
+  // time; both must give the same bits as the formula, scales 1.5 (5 -> 7 rows, samples between
+  // the taps) and 2 (6 -> 12 columns, clamped at both edges).
+  const int64_t c = 19, h = 5, w = 6;
+  std::vector<double> nchw(size_t(c * h * w)), nhwc(nchw.size());
+  std::vector<float> planes(nchw.size());
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) {
+        const float v = float(3 * std::sin(0.37 * double((ch * h + y) * w + x) + 0.1));
+        nchw[size_t((ch * h + y) * w + x)] = v;
+        nhwc[size_t((y * w + x) * c + ch)] = v;
+        planes[size_t((ch * h + y) * w + x)] = v;
+      }
+  NodeRunner run;
+  const auto a = run.run(pool, OpKind::kResample2d, {run.input("a", {1, c, h, w}, nchw)},
+                         {{"mode", "linear"}, {"scales", FloatList{1.5, 2.0}}});
+  const auto b =
+      run.run(pool, OpKind::kResample2d, {run.input("b", {1, h, w, c}, nhwc)},
+              {{"mode", "linear"}, {"scales", FloatList{1.5, 2.0}}, {"axes", IntList{1, 2}}});
+  const int64_t oh = 7, ow = 12;
+  ASSERT_EQ(a.shapes[0], (Shape{1, c, oh, ow}));
+  ASSERT_EQ(b.shapes[0], (Shape{1, oh, ow, c}));
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x) {
+        const std::vector<float> plane(planes.begin() + ch * h * w,
+                                       planes.begin() + (ch + 1) * h * w);
+        const double want = ort_linear(plane, h, w, w, 1, y, x, 1.5f, 2.0f);
+        ASSERT_EQ(a.values[0][size_t((ch * oh + y) * ow + x)], want) << ch << " " << y << " " << x;
+        ASSERT_EQ(b.values[0][size_t((y * ow + x) * c + ch)], want) << ch << " " << y << " " << x;
+      }
 }
 
 TEST(Resample2d, NearestWithScalesOnReversedAxes) {

@@ -63,3 +63,44 @@ TEST(OnednnConcatLayout, FireModuleMatchesReferenceWithoutReordersAroundConcat) 
 
 }  // namespace
 }  // namespace wnn::runtime
+
+namespace wnn::runtime {
+namespace {
+
+// A blocked region (a depthwise conv and 1x1 convs at 32x32, then a stride-4 1x1 conv, so the
+// concat is small beside the convs) whose two 32-channel conv outputs at 8x8 are
+// concatenated on channels (whole blocks) and read by a 1x1 conv: one jit reorder per input
+// into its window of the blocked output ("concat for concat 'cat'"), not oneDNN's parallel copy
+// ("concat 'cat'"), which took 2-3x as long on mlsd-tiny-320's decoder.
+TEST(OnednnConcatLayout, BlockedInputsConcatByOneReorderEach) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  auto v = b.input("x", {DataType::kFloat32, {1, 16, 32, 32}});
+  v = b.add1(OpKind::kConv2d, {v, b.constant("dw", testing::seeded({16, 1, 3, 3}, 1))},
+             {{"groups", int64_t(16)}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}});
+  for (int k = 0; k < 3; ++k) {
+    v = b.add1(OpKind::kConv2d,
+               {v, b.constant("w" + std::to_string(k), testing::seeded({16, 16, 1, 1}, 10 + k))});
+  }
+  v = b.add1(OpKind::kConv2d, {v, b.constant("w4", testing::seeded({16, 16, 1, 1}, 6))},
+             {{"strides", std::vector<int64_t>{4, 4}}});
+  const auto a = b.add1(OpKind::kConv2d, {v, b.constant("wa", testing::seeded({32, 16, 1, 1}, 2))});
+  const auto c =
+      b.add1(OpKind::kRelu,
+             {b.add1(OpKind::kConv2d, {v, b.constant("wc", testing::seeded({32, 16, 1, 1}, 3))})});
+  const auto cat = b.add1(OpKind::kConcat, {std::vector<OperandId>{a, c}, int64_t(1)}, {}, "cat");
+  b.output(
+      b.add1(OpKind::kConv2d, {cat, b.constant("wn", testing::seeded({5, 64, 1, 1}, 4))}, {}, "y"));
+  const Tensor t = testing::seeded({1, 16, 32, 32}, 5);
+  const std::vector<NamedView> in{{"x", t.view()}};
+  testing::expect_same_as_reference(g, in);
+  const auto labels = testing::kernel_labels(g, in);
+  EXPECT_EQ(testing::count_prefix(labels, "concat for concat 'cat'"), 2u)
+      << ::testing::PrintToString(labels);
+  EXPECT_EQ(testing::count_prefix(labels, "concat 'cat'"), 0u) << ::testing::PrintToString(labels);
+  EXPECT_EQ(testing::count_prefix(labels, "reorder for concat"), 0u)
+      << ::testing::PrintToString(labels);
+}
+
+}  // namespace
+}  // namespace wnn::runtime

@@ -123,6 +123,37 @@ TEST(OnednnConvLayout, PlanBlocksGroupedConvStacksWithFewRowMajorOps) {
   EXPECT_THROW(plan(conv_stack(3, true, 0), "nChw16c"), Error);
 }
 
+// conv_stack(convs, grouped), then a detector-like tail on a small part of its output: one
+// channel sliced out ([1, 1, 5, 5], a 16th of a conv output), reshaped, transposed and
+// reshaped back, `tails` times.
+std::shared_ptr<const Graph> stack_with_small_tail(int convs, int tails) {
+  auto g = std::make_shared<Graph>(*conv_stack(convs, true, 0));
+  GraphBuilder b(*g);
+  const OperandId v = g->outputs()[0];
+  for (int k = 0; k < tails; ++k) {
+    auto t = b.add1(OpKind::kSlice, {v, IntList{0, k, 0, 0}, IntList{1, 1, 5, 5}});
+    t = b.add1(OpKind::kReshape, {t, IntList{1, 5, 5, 1}});
+    t = b.add1(OpKind::kTranspose, {t}, {{"permutation", IntList{0, 3, 1, 2}}});
+    b.output(b.add1(OpKind::kReshape, {t, IntList{5, 5}}, {}, "tail" + std::to_string(k)));
+  }
+  return g;
+}
+
+TEST(OnednnConvLayout, RowMajorOpsCountByTheirSize) {
+  using onednn::ConvLayout;
+  auto plan = [](const std::shared_ptr<const Graph>& g) {
+    return onednn::plan_conv_layout(*g, whole_graph(*g), "");
+  };
+  // 8 small row-major ops (2 tails) weigh half a conv output: still blocked with 3 convs.
+  EXPECT_EQ(plan(stack_with_small_tail(3, 2)), ConvLayout::kBlocked);
+  // 36 (9 tails) weigh 2.25 conv outputs: 18 > 8, too many.
+  EXPECT_EQ(plan(stack_with_small_tail(3, 9)), ConvLayout::kPerPrimitive);
+  // The blocked stack with its tail computes what the reference kernels compute.
+  const auto g = stack_with_small_tail(3, 2);
+  const Tensor x = seeded({1, 16, 5, 5}, 8);
+  expect_same_as_reference(g, {{"x", x.view()}});
+}
+
 // A grouped conv stack (4 input channels per group: not whole blocks) planned blocked, with a
 // transpose round trip out of the blocked layout at its end.
 TEST(OnednnConvLayout, BlockedGroupedStackWithTransposesMatchesReference) {

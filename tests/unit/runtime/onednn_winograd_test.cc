@@ -5,6 +5,8 @@
 // are checked against the reference kernels on odd spatial sizes (partial 2x2 output tiles).
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <cmath>
 #include <string>
 
@@ -84,6 +86,68 @@ TEST(OnednnWinograd, BasicBlockRunsWinogradAndMatchesReference) {
   }
   // All three 3x3 convs, the last with its residual add and relu fused.
   EXPECT_EQ(winograd, 3);
+}
+
+// A blocked region (a depthwise conv first) with a dilated 3x3 "same" conv + bias + relu on
+// `channels`: dilation `d`, padding d, over h x w pixels; then a 1x1 conv.
+std::shared_ptr<const Graph> dilated(int64_t channels, int64_t d, int64_t h, int64_t w,
+                                     int64_t padding) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto x = b.input("x", {DataType::kFloat32, {1, channels, h, w}});
+  const auto dw = b.add1(OpKind::kConv2d, {x, b.constant("dw", seeded({channels, 1, 3, 3}, 1))},
+                         {{"groups", channels}, {"padding", Ints{1, 1, 1, 1}}});
+  const auto c = b.add1(OpKind::kConv2d, {dw, b.constant("w", seeded({32, channels, 3, 3}, 2))},
+                        {{"dilations", Ints{d, d}},
+                         {"padding", Ints{padding, padding, padding, padding}},
+                         {"bias", b.constant("b", seeded({32}, 3))}});
+  const auto r = b.add1(OpKind::kRelu, {c});
+  b.output(b.add1(OpKind::kConv2d, {r, b.constant("w2", seeded({5, 32, 1, 1}, 4))}, {}, "y"));
+  return g;
+}
+
+// The kernel names of the dilated conv's steps (a space-to-batch copy, the conv, the copy back).
+std::vector<std::string> dilated_steps(const std::shared_ptr<const Graph>& g, const Tensor& x) {
+  Session s(g, {"onednn", 1, true, false});
+  s.set_profiling(true);
+  s.run(std::vector<NamedView>{{"x", x.view()}});
+  std::vector<std::string> steps;
+  for (const auto& row : s.profile()) {
+    if (row.label.find("conv2d_1") != std::string::npos || row.label.rfind("conv2d+relu", 0) == 0) {
+      steps.push_back(row.label.substr(0, row.label.find(' ')) + " " + row.kernel);
+    }
+  }
+  return steps;
+}
+
+TEST(OnednnWinograd, DilatedSameConvRunsAsSubsampledImagesOnWinograd) {
+  // Dilation 2 on 8x6 pixels and 3 on 9x6, 16 and 32 channels.
+  for (const auto& [channels, d, h, w] :
+       {std::tuple{int64_t(16), int64_t(2), int64_t(8), int64_t(6)},
+        std::tuple{int64_t(32), int64_t(3), int64_t(9), int64_t(6)}}) {
+    const auto g = dilated(channels, d, h, w, d);
+    const Tensor x = seeded({1, channels, h, w}, 12);
+    expect_same_as_reference(g, {{"x", x.view()}});
+    const auto steps = dilated_steps(g, x);
+    ASSERT_EQ(steps.size(), 3u) << ::testing::PrintToString(steps);
+    EXPECT_EQ(steps[0].rfind("space-to-batch ", 0), 0u) << steps[0];
+    EXPECT_EQ(steps[1].rfind("conv2d+relu ", 0), 0u) << steps[1];
+    EXPECT_NE(steps[1].find("wino"), std::string::npos) << steps[1];
+    EXPECT_EQ(steps[2].rfind("batch-to-space ", 0), 0u) << steps[2];
+  }
+}
+
+TEST(OnednnWinograd, DilatedConvsThatAreNotSubsampledImagesStayDirect) {
+  // 9 rows are no multiple of dilation 2; padding 1 is not the dilation.
+  for (const auto& [g, h] : {std::pair{dilated(16, 2, 9, 6, 2), int64_t(9)},
+                             std::pair{dilated(16, 2, 8, 6, 1), int64_t(8)}}) {
+    for (const Node& n : g->nodes()) {
+      if (n.op() == OpKind::kConv2d && n.attrs.get_ints("dilations")[0] == 2)
+        EXPECT_FALSE(onednn::space_to_batch_candidate(*g, n));
+    }
+    const Tensor x = seeded({1, 16, h, 6}, 13);
+    expect_same_as_reference(g, {{"x", x.view()}});
+  }
 }
 
 // A quantized model's integer product carried in float32 (a cast uint8 input minus its zero

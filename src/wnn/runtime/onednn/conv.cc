@@ -7,6 +7,7 @@
 #include <optional>
 #include <tuple>
 
+#include "wnn/core/error.h"
 #include "wnn/core/ops/conv.h"
 #include "wnn/runtime/onednn/epilogue.h"
 
@@ -45,6 +46,39 @@ FilterStrides filter_strides(std::span<const int64_t> shape, std::string_view la
     }
   }
   return f;
+}
+
+const memory::dims kNoDilation = {0, 0};
+
+// Dilation d of a conv as d * d undilated convs over its subsampled images (space-to-batch):
+// `blocked` is [N, C, H, W] with one inner block of channels. As the 6-D [d, d, N, C, H/d, W/d]
+// with `batched` false: element (ry, rx, n, c, y, x) is pixel (y d + ry, x d + rx). With
+// `batched`, `blocked` holds the images as one batch [d d N, C, h, w] (image (ry, rx) of n at
+// (ry d + rx) N + n), seen with the same 6-D dims. A reorder between the two gathers the
+// images, the reverse one scatters them back.
+memory::desc space_to_batch_view(const memory::desc& blocked, int64_t d, bool batched) {
+  const dnnl_memory_desc_t& m = blocked.data;
+  const auto& bl = m.format_desc.blocking;
+  check_internal(
+      m.ndims == 4 && m.format_kind == dnnl_blocked && bl.inner_nblks == 1 && bl.inner_idxs[0] == 1,
+      "space_to_batch_view of a desc not blocked on channels");
+  const int64_t* s = bl.strides;
+  const int64_t n = batched ? m.dims[0] / (d * d) : m.dims[0];
+  const int64_t h = batched ? m.dims[2] : m.dims[2] / d, w = batched ? m.dims[3] : m.dims[3] / d;
+  const int64_t dims[6] = {d, d, n, m.dims[1], h, w};
+  const int64_t padded[6] = {d, d, n, m.padded_dims[1], h, w};
+  const int64_t batched_strides[6] = {d * n * s[0], n * s[0], s[0], s[1], s[2], s[3]};
+  const int64_t image_strides[6] = {s[2], s[3], s[0], s[1], s[2] * d, s[3] * d};
+  dnnl_memory_desc_t v = m;
+  v.ndims = 6;
+  for (int k = 0; k < 6; ++k) {
+    v.dims[k] = dims[k];
+    v.padded_dims[k] = padded[k];
+    v.padded_offsets[k] = 0;
+    v.format_desc.blocking.strides[k] = batched ? batched_strides[k] : image_strides[k];
+  }
+  v.format_desc.blocking.inner_idxs[0] = 3;
+  return memory::desc(v);
 }
 
 // Inputs narrower than this are not read blocked (see define_conv).
@@ -163,9 +197,14 @@ void define_conv(RegionBuilder& b, const Node& n) {
   if (!transposed) {
     const memory::dims pad_r = {pad[1], pad[3]};
     auto make = [&](const memory::desc& src, const memory::desc& dst,
-                    dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct) {
+                    dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct,
+                    const memory::dims* undilated_padding = nullptr) {
+      // undilated_padding: the same conv with dilation 1 and that padding (space_to_batch).
+      const memory::dims& dl = undilated_padding ? kNoDilation : dilates;
+      const memory::dims& pl = undilated_padding ? *undilated_padding : pad_l;
+      const memory::dims& pr = undilated_padding ? *undilated_padding : pad_r;
       dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, src, w_any,
-                                        bias_desc, dst, strides, dilates, pad_l, pad_r);
+                                        bias_desc, dst, strides, dl, pl, pr);
       // Residuals are read in dst's layout (one reorder for a row-major one, none for another
       // blocked conv's output): a binary post-op over mixed layouts drops oneDNN off its jit
       // kernels.
@@ -183,6 +222,55 @@ void define_conv(RegionBuilder& b, const Node& n) {
           residual_as, algorithm == dnnl::algorithm::convolution_winograd);
     };
     const memory::desc blocked_dst(dst_dims, f32, blocked_tag);
+    if (b.conv_layout() == ConvLayout::kBlocked && !nhwc && !scale &&
+        space_to_batch_candidate(g, n)) {
+      // d * d undilated convs over the subsampled images, as one batch, on Winograd.
+      const int64_t dl = dil[0];
+      const memory::dims sub_src = {in.batch * dl * dl, in.channels, in.height / dl, in.width / dl};
+      const memory::dims sub_dst = {out.batch * dl * dl, out.channels, out.height / dl,
+                                    out.width / dl};
+      const memory::dims one = {1, 1};
+      try {
+        auto [pd, e] =
+            make(memory::desc(sub_src, f32, blocked_tag), memory::desc(sub_dst, f32, blocked_tag),
+                 dnnl::algorithm::convolution_winograd, &one);
+        const auto& chain = b.epilogue_candidates(n);
+        const bool whole_chain =
+            std::all_of(chain.begin(), chain.end(), [&](uint32_t k) { return b.fused(k); });
+        const memory::desc src4(src_dims, f32, blocked_tag);
+        const dnnl::reorder::primitive_desc gather(b.engine(), space_to_batch_view(src4, dl, false),
+                                                   b.engine(),
+                                                   space_to_batch_view(pd.src_desc(), dl, true));
+        const dnnl::reorder::primitive_desc scatter(
+            b.engine(), space_to_batch_view(pd.dst_desc(), dl, true), b.engine(),
+            space_to_batch_view(blocked_dst, dl, false));
+        if (whole_chain && e.binary_inputs.empty() && !reference_kernel(pd) &&
+            !reference_kernel(gather) && !reference_kernel(scatter)) {
+          const memory x = b.get(input, src4);
+          const memory sub_in = b.allocate(pd.src_desc()), sub_out = b.allocate(pd.dst_desc());
+          b.add_step(dnnl::reorder(gather),
+                     {{DNNL_ARG_FROM, b.alias(x, gather.src_desc())},
+                      {DNNL_ARG_TO, b.alias(sub_in, gather.dst_desc())}},
+                     "space-to-batch");
+          std::unordered_map<int, memory> args;
+          args[DNNL_ARG_SRC] = sub_in;
+          args[DNNL_ARG_WEIGHTS] = b.convert(b.view(filter, wview), pd.weights_desc(), true);
+          if (bias) args[DNNL_ARG_BIAS] = b.get(*bias, bias_desc);
+          args[DNNL_ARG_DST] = sub_out;
+          bind_epilogue(b, e, sub_out, args);
+          b.add_step(dnnl::convolution_forward(pd), std::move(args));
+          const memory y = define_epilogue_output(b, n, e, blocked_dst);
+          b.add_step(dnnl::reorder(scatter),
+                     {{DNNL_ARG_FROM, b.alias(sub_out, scatter.src_desc())},
+                      {DNNL_ARG_TO, b.alias(y, scatter.dst_desc())}},
+                     "batch-to-space");
+          return;
+        }
+        for (uint32_t k : chain) b.unmark_fused(k);
+      } catch (const dnnl::error&) {
+        for (uint32_t k : b.epilogue_candidates(n)) b.unmark_fused(k);
+      }
+    }
     // A 3x3 conv runs as Winograd F(2x2, 3x3) where oneDNN has a jit kernel for it with the
     // whole fused chain (docs/delegates.md, "Winograd"): 2.25x fewer multiplies.
     std::optional<std::pair<dnnl::convolution_forward::primitive_desc, Epilogue>> wino;

@@ -76,12 +76,11 @@ memory::dims padded(std::span<const int64_t> shape, size_t rank) {
   return d;
 }
 
-void define_binary(RegionBuilder& b, const Node& n) {
+// Binary `algo` of x and y (x full-size, y full-size or broadcast) as node `n`'s result, in x's
+// layout (with the result's data type: uint8 for a comparison).
+void define_binary_of(RegionBuilder& b, const Node& n, algorithm algo, OperandId x, OperandId y) {
   const Graph& g = b.graph();
-  if (auto cl = constant_linear(g, n)) return define_eltwise_of(b, n, cl->x, cl->linear);
-  OperandId x = n.inputs[0], y = n.inputs[1];
   const auto& out = g.desc(n.outputs[0]).shape;
-  if (g.desc(x).shape != out) std::swap(x, y);  // commutative, checked by supports
   const memory::desc src0 = b.held_desc(x);
   // A full-size second operand is read in the first's layout: converting it to row-major
   // (as a broadcast one is read) cost a transposing reorder per SiLU in efficientnet_b0, and a
@@ -99,7 +98,9 @@ void define_binary(RegionBuilder& b, const Node& n) {
   const memory::desc src1 =
       y_full ? src0
              : (per_channel_blocked ? memory::desc(yd, memory::data_type::f32, blocked) : y_plain);
-  dnnl::binary::desc d(binary_of(n.op()), src0, src1, src0);
+  dnnl_memory_desc_t dst = src0.data;
+  dst.data_type = b.plain_desc(n.outputs[0]).data.data_type;
+  dnnl::binary::desc d(algo, src0, src1, memory::desc(dst));
   dnnl::binary::primitive_desc pd(d, b.engine());
   std::unordered_map<int, memory> args;
   args[DNNL_ARG_SRC_0] = b.get(x, src0);
@@ -109,6 +110,37 @@ void define_binary(RegionBuilder& b, const Node& n) {
                              : b.convert(b.view(y, y_plain), src1, b.is_constant(y));
   args[DNNL_ARG_DST] = b.define_output(n.outputs[0], pd.dst_desc());
   b.add_step(dnnl::binary(pd), std::move(args));
+}
+
+void define_binary(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  if (auto cl = constant_linear(g, n)) return define_eltwise_of(b, n, cl->x, cl->linear);
+  OperandId x = n.inputs[0], y = n.inputs[1];
+  if (g.desc(x).shape != g.desc(n.outputs[0]).shape) std::swap(x, y);  // commutative (supports)
+  define_binary_of(b, n, binary_of(n.op()), x, y);
+}
+
+// equal and notEqual as oneDNN's binary_eq and binary_ne: the 1.0f or 0.0f they compute is
+// written as uint8 1 or 0, and NaN compares as IEEE says (only notEqual holds). The ordered
+// comparisons stay on the reference kernels: oneDNN 2.6's jit binary_gt gives NaN > b and
+// a > NaN as true (measured; tests/unit/runtime/onednn_comparison_test.cc).
+Support compare_supports(const Graph& g, const Node& n) {
+  for (OperandId id : n.inputs) {
+    if (g.desc(id).dtype != DataType::kFloat32) return Support::no(reasons::dtype(g, n, id));
+  }
+  const auto& out = g.desc(n.outputs[0]).shape;
+  if (out.size() > DNNL_MAX_NDIMS) return Support::no("rank above oneDNN's 12");
+  if (g.desc(n.inputs[0]).shape != out && g.desc(n.inputs[1]).shape != out)
+    return Support::no("both operands broadcast: oneDNN broadcasts only the second");
+  return Support::yes();
+}
+
+void define_compare(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  OperandId x = n.inputs[0], y = n.inputs[1];
+  if (g.desc(x).shape != g.desc(n.outputs[0]).shape) std::swap(x, y);  // symmetric
+  define_binary_of(b, n, n.op() == OpKind::kEqual ? algorithm::binary_eq : algorithm::binary_ne, x,
+                   y);
 }
 
 // pow(x, 2) with a one-element constant exponent: eltwise_square, x * x, the correctly rounded
@@ -153,6 +185,8 @@ void register_elementwise(Table& t) {
        {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kMax, OpKind::kMin}) {
     t[size_t(op)] = {binary_supports, define_binary};
   }
+  t[size_t(OpKind::kEqual)] = {compare_supports, define_compare};
+  t[size_t(OpKind::kNotEqual)] = {compare_supports, define_compare};
   t[size_t(OpKind::kPow)] = {pow_supports, define_pow};
   t[size_t(OpKind::kSoftmax)] = {eltwise_supports, define_softmax};
   t[size_t(OpKind::kHardSigmoid)] = {eltwise_supports, define_hard_sigmoid};

@@ -6,16 +6,25 @@
 
 #include "wnn/core/error.h"
 #include "wnn/core/ops/conv.h"
+#include "wnn/core/shape.h"
 #include "wnn/passes/integer_valued.h"
 
 namespace wnn::runtime::onednn {
 
-bool winograd_candidate(const Graph& g, const Node& n) {
+namespace {
+
+bool winograd_enabled() {
   static const bool enabled = [] {
     const char* v = std::getenv("WNN_ONEDNN_WINOGRAD");
     return v == nullptr || std::string_view(v) != "0";
   }();
-  if (!enabled || n.op() != OpKind::kConv2d) return false;
+  return enabled;
+}
+
+}  // namespace
+
+bool winograd_candidate(const Graph& g, const Node& n) {
+  if (!winograd_enabled() || n.op() != OpKind::kConv2d) return false;
   const auto& a = n.attrs;
   const auto f =
       conv_filter_geometry(g.desc(*a.get_operand("filter")).shape, a.get_enum("filterLayout"));
@@ -25,6 +34,22 @@ bool winograd_candidate(const Graph& g, const Node& n) {
                           f.output_channels % 16 == 0;
   return shape_fits && !(passes::integer_valued(g, *a.get_operand("input")) &&
                          passes::integer_valued(g, *a.get_operand("filter")));
+}
+
+bool space_to_batch_candidate(const Graph& g, const Node& n) {
+  if (n.op() != OpKind::kConv2d || n.attrs.get_enum("inputLayout") != "nchw") return false;
+  const auto& a = n.attrs;
+  const auto f =
+      conv_filter_geometry(g.desc(*a.get_operand("filter")).shape, a.get_enum("filterLayout"));
+  const auto in = conv_input_geometry(g.desc(*a.get_operand("input")).shape, "nchw");
+  const auto st = a.get_ints("strides"), dil = a.get_ints("dilations"), pad = a.get_ints("padding");
+  const int64_t d = dil[0];
+  const bool same = std::all_of(pad.begin(), pad.end(), [&](int64_t p) { return p == d; });
+  return d > 1 && dil[1] == d && same && st[0] == 1 && st[1] == 1 && a.get_int("groups") == 1 &&
+         f.height == 3 && f.width == 3 && in.height % d == 0 && in.width % d == 0 &&
+         f.input_channels % 16 == 0 && f.output_channels % 16 == 0 && winograd_enabled() &&
+         !(passes::integer_valued(g, *a.get_operand("input")) &&
+           passes::integer_valued(g, *a.get_operand("filter")));
 }
 
 ConvLayout plan_conv_layout(const Graph& g, const Region& r, std::string_view override_) {
@@ -40,14 +65,20 @@ ConvLayout plan_conv_layout(const Graph& g, const Region& r, std::string_view ov
   // A region whose convs are mostly 3x3 Winograd candidates (resnet) runs blocked too: the
   // Winograd kernel needs it, and took resnet18 from 13.7 to 10.8 ms; squeezenet, with a third
   // of its convs 3x3 and a concat per block, measured faster row-major (2.9 against 3.6 ms).
-  size_t convs = 0, grouped = 0, row_major = 0, winograd = 0;
+  // Row-major ops are weighed by their size: one as large as the region's mean conv output
+  // counts 1, so a detector's small tail (the reshapes, slices and transposes of its score map
+  // and offsets, mlsd-tiny-320's) does not take the blocked kernels from its backbone.
+  size_t convs = 0, grouped = 0, winograd = 0;
+  double conv_elements = 0, row_major_elements = 0;
   for (uint32_t k : r.nodes) {
     const Node& n = g.nodes()[k];
+    const double elements = double(element_count(g.desc(n.outputs[0]).shape));
     switch (n.op()) {
       case OpKind::kConv2d:
         ++convs;
         grouped += n.attrs.get_int("groups") > 1;
         winograd += winograd_candidate(g, n);
+        conv_elements += elements;
         break;
       case OpKind::kTranspose:
       case OpKind::kReshape:
@@ -57,7 +88,7 @@ ConvLayout plan_conv_layout(const Graph& g, const Region& r, std::string_view ov
       case OpKind::kLayerNormalization:
       case OpKind::kSoftmax:
       case OpKind::kMatmul:
-        ++row_major;
+        row_major_elements += elements;
         break;
       default:
         break;
@@ -65,8 +96,10 @@ ConvLayout plan_conv_layout(const Graph& g, const Region& r, std::string_view ov
   }
   // One row-major op per 8 convs at most (the classifier's flatten is the usual one).
   const bool blocked_kernels = grouped > 0 || (winograd > 0 && winograd * 2 >= convs);
-  return blocked_kernels && row_major * 8 <= std::max<size_t>(convs, 8) ? ConvLayout::kBlocked
-                                                                        : ConvLayout::kPerPrimitive;
+  const double row_major = convs > 0 ? row_major_elements / (conv_elements / double(convs)) : 0;
+  return blocked_kernels && row_major * 8 <= double(std::max<size_t>(convs, 8))
+             ? ConvLayout::kBlocked
+             : ConvLayout::kPerPrimitive;
 }
 
 std::string_view conv_layout_override() {

@@ -34,6 +34,13 @@ std::string_view conv_layout_override();
 // WNN_ONEDNN_WINOGRAD=0 turns it off, for A/B measurement.
 bool winograd_candidate(const Graph& graph, const Node& n);
 
+// Whether conv `n` (NCHW, one group, 3x3, stride 1, dilation d > 1 with padding d on every
+// side, height and width multiples of d, channels in whole blocks of 16, not an integer
+// product) runs as d * d undilated Winograd convs over its subsampled images, gathered into
+// one batch and scattered back by two reorders (conv.cc): oneDNN 2.6 has no dilated Winograd,
+// and its direct kernel ran mlsd-tiny-320's dilation-5 conv at half the Winograd convs' rate.
+bool space_to_batch_candidate(const Graph& graph, const Node& n);
+
 // The blocked activation tag of this CPU: aBcd16b with AVX-512, aBcd8b otherwise.
 dnnl::memory::format_tag blocked_activation_tag();
 

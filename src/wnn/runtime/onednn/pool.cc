@@ -3,15 +3,23 @@
 // sizes become a larger end padding, which both semantics treat alike: padding contributes
 // nothing. Windows that would lie wholly in padding are declined.
 //
-// resample2d on the resampling primitive: both sample at half-pixel centres,
+// Nearest resample2d on the resampling primitive: both sample at half-pixel centres,
 // src = (dst + 0.5) / scale - 0.5, with the scale WebNN gives (or out/in for sizes) passed as
 // oneDNN's factor (declined when a given scale is not the size ratio, which oneDNN uses
-// instead). Nearest takes floor(src + 0.5) in both. Linear stays on the reference kernel,
-// which rounds as ONNX Runtime does. Axes [2, 3] are NCHW as is; [1, 2] is NHWC seen as NCHW.
+// instead), and take floor(src + 0.5). Axes [2, 3] are NCHW as is; [1, 2] is NHWC seen as NCHW.
+// Linear resample2d is a step of wnn's own over the region's memory, in the layout its
+// producer left (a conv's channel blocks): the reference kernel's arithmetic, which is ONNX
+// Runtime's (kernels/resample_linear.h); oneDNN's linear resampling rounds otherwise.
 #include <fmt/format.h>
+#include <omp.h>
+
+#include <array>
 
 #include "wnn/core/ops/conv.h"
+#include "wnn/kernels/resample_linear.h"
+#include "wnn/runtime/onednn/layout_plan.h"
 #include "wnn/runtime/onednn/region_builder.h"
+#include "wnn/runtime/onednn/views.h"
 
 namespace wnn::runtime::onednn {
 
@@ -60,7 +68,13 @@ void define_pool(RegionBuilder& b, const Node& n) {
   const bool nhwc = n.attrs.get_enum("layout") == "nhwc";
   const auto algo = n.op() == OpKind::kMaxPool2d ? dnnl::algorithm::pooling_max
                                                  : dnnl::algorithm::pooling_avg_exclude_padding;
-  const memory::desc src = nchw_src(b, n.inputs[0], nhwc);
+  memory::desc src = nchw_src(b, n.inputs[0], nhwc);
+  // oneDNN 2.6 pools row-major NCHW in its scalar simple_nchw loop (2.6 ms for a 3x3 max over
+  // one 160x160 channel, measured: 100x its jit kernel); channels-last runs the jit kernel,
+  // at the cost of a reorder (none for one channel, whose bytes are the same).
+  if (!nhwc && same_addressing(src, b.plain_desc(n.inputs[0]))) {
+    src = memory::desc(src.dims(), memory::data_type::f32, memory::format_tag::acdb);
+  }
   const memory::desc dst_any({p.out.batch, p.out.channels, p.out.height, p.out.width},
                              memory::data_type::f32, memory::format_tag::any);
   dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algo, src, dst_any,
@@ -78,18 +92,14 @@ void define_pool(RegionBuilder& b, const Node& n) {
 
 Support resample_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
+  const Shape& in = g.desc(n.inputs[0]).shape;
+  if (element_count(in) == 0) return Support::no("an empty input");
+  // wnn's own step: any axes and scales.
+  if (n.attrs.get_enum("mode") == "linear") return Support::yes();
   const IntList axes = n.attrs.get_ints("axes");
   if (axes != IntList{2, 3} && axes != IntList{1, 2}) {
     return Support::no(
         fmt::format("axes [{}, {}]: oneDNN resamples the trailing spatial axes", axes[0], axes[1]));
-  }
-  const Shape& in = g.desc(n.inputs[0]).shape;
-  if (element_count(in) == 0) return Support::no("an empty input");
-  // oneDNN weighs the four taps in its own order and rounding; the reference kernel computes
-  // ONNX Runtime's float32 formula bit for bit (kernels/pool.cc), which a quantized model's
-  // next dynamic quantization needs (its scale is the tensor's max / 255).
-  if (n.attrs.get_enum("mode") == "linear") {
-    return Support::no("linear: the reference kernel reproduces ONNX Runtime's rounding");
   }
   // Measured: oneDNN 2.6 samples linear resampling with the size ratio out/in, not the
   // factor given; WebNN uses the scale. They agree only when the ratio equals the scale.
@@ -108,7 +118,67 @@ Support resample_supports(const Graph& g, const Node& n) {
   return Support::yes();
 }
 
+// Where the resampler finds an element of memory described by `d` (4-D float32, plain strided
+// or with one inner block on a dim it does not resample), if it can.
+kernels::ResampleLayoutOrNone resample_layout_of(const memory::desc& d, const IntList& axes) {
+  const dnnl_memory_desc_t& m = d.data;
+  const auto& blocking = m.format_desc.blocking;
+  if (m.ndims != 4 || m.data_type != dnnl_f32 || m.format_kind != dnnl_blocked ||
+      blocking.inner_nblks > 1) {
+    return {};
+  }
+  std::array<int64_t, 4> dims{}, padded{}, strides{};
+  for (size_t k = 0; k < 4; ++k) {
+    dims[k] = m.dims[k], padded[k] = m.padded_dims[k], strides[k] = blocking.strides[k];
+  }
+  const bool blocked = blocking.inner_nblks == 1;
+  return kernels::resample_layout(dims, padded, strides, blocked ? int(blocking.inner_idxs[0]) : -1,
+                                  blocked ? blocking.inner_blks[0] : 1, axes);
+}
+
+// The input as held when the resampler can read that layout and the output can be made in the
+// same one (channel blocks, NCHW, NHWC), else both row-major; then one step over them.
+void define_linear_resample(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  const OperandId input = n.inputs[0], output = n.outputs[0];
+  const Shape& in = g.desc(input).shape;
+  const Shape& out = g.desc(output).shape;
+  const IntList axes = n.attrs.get_ints("axes");
+  const memory::dims in_dims(in.begin(), in.end()), out_dims(out.begin(), out.end());
+  const memory::desc held = b.held_desc(input);
+  memory::desc src_desc = b.plain_desc(input), dst_desc = b.plain_desc(output);
+  for (const auto t : {blocked_activation_tag(), memory::format_tag::acdb}) {
+    const memory::desc like(in_dims, memory::data_type::f32, t);
+    if (held == like && resample_layout_of(like, axes).ok) {
+      src_desc = like;
+      dst_desc = memory::desc(out_dims, memory::data_type::f32, t);
+    }
+  }
+  const memory src = b.get(input, src_desc);
+  const memory dst = b.define_output(output, dst_desc);
+  const kernels::ResampleLayout src_layout = resample_layout_of(src_desc, axes).layout;
+  const kernels::ResampleLayout dst_layout = resample_layout_of(dst_desc, axes).layout;
+  const FloatList given = n.attrs.get_floats("scales");
+  std::array<kernels::LinearAxis, 2> taps;
+  for (size_t i = 0; i < 2; ++i) {
+    const size_t axis = size_t(axes[i]);
+    taps[i] = kernels::linear_axis(
+        in[axis], out[axis],
+        kernels::linear_scale(n.attrs.has("sizes"), in[axis], out[axis], given[i]));
+  }
+  const int threads = omp_get_max_threads();
+  b.add_function_step(
+      [=] {
+        kernels::resample_linear(
+            static_cast<const float*>(src.get_data_handle()) + src.get_desc().data.offset0,
+            static_cast<float*>(dst.get_data_handle()) + dst.get_desc().data.offset0, src_layout,
+            dst_layout, taps[0], taps[1], threads);
+      },
+      "", "wnn:resample_linear");
+}
+
 void define_resample(RegionBuilder& b, const Node& n) {
+  if (n.attrs.get_enum("mode") == "linear") return define_linear_resample(b, n);
   const Graph& g = b.graph();
   const IntList axes = n.attrs.get_ints("axes");
   const bool nhwc = axes == IntList{1, 2};
