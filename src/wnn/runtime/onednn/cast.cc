@@ -18,20 +18,30 @@ const Node* producer_of(const Graph& g, OperandId id) {
   return o.kind == OperandKind::kNodeOutput ? &g.nodes()[o.producer] : nullptr;
 }
 
-// An integer product carried in float32: a conv2d of an integer-valued input and filter. Its
-// float32 sum of integers is an integer whatever its rounding (every float32 past 2^24 is one).
+// An integer product carried in float32: a conv2d of an integer-valued input and filter, or a
+// matmul of integer-valued operands. Its float32 sum of integers is an integer whatever its
+// rounding (every float32 past 2^24 is one).
 bool integer_product(const Graph& g, OperandId id) {
   const Node* p = producer_of(g, id);
+  if (p && p->op() == OpKind::kMatmul) {
+    return passes::integer_valued(g, *p->attrs.get_operand("a")) &&
+           passes::integer_valued(g, *p->attrs.get_operand("b"));
+  }
   return p && p->op() == OpKind::kConv2d && !p->attrs.get_operand("bias") &&
          passes::integer_valued(g, *p->attrs.get_operand("input")) &&
          passes::integer_valued(g, *p->attrs.get_operand("filter"));
 }
 
-// A clamp to [0, 255] of an integer-valued operand (DynamicQuantizeLinear's codes).
+// A clamp to [0, 255] of an integer-valued operand (DynamicQuantizeLinear's codes), or the
+// rounding of a clamp to [0, 255] (its zero point, roundEven(clamp(-min / scale, 0, 255))).
 bool uint8_codes(const Graph& g, OperandId id) {
   const Node* p = producer_of(g, id);
+  const bool rounded =
+      p && (p->op() == OpKind::kRoundEven || p->op() == OpKind::kFloor || p->op() == OpKind::kCeil);
+  if (rounded) p = producer_of(g, p->inputs[0]);
   return p && p->op() == OpKind::kClamp && p->attrs.get_float("minValue") >= 0 &&
-         p->attrs.get_float("maxValue") <= 255 && passes::integer_valued(g, p->inputs[0]);
+         p->attrs.get_float("maxValue") <= 255 &&
+         (rounded || passes::integer_valued(g, p->inputs[0]));
 }
 
 Support cast_supports(const Graph& g, const Node& n) {
@@ -45,8 +55,8 @@ Support cast_supports(const Graph& g, const Node& n) {
   if (from == DataType::kFloat32 && to == DataType::kUint8 && uint8_codes(g, in))
     return Support::yes();
   return Support::no(fmt::format(
-      "cast from {} to {} (only int8, uint8 and int32 to float32, and float32 that is a conv of "
-      "integers to int32 or a clamp of integers to [0, 255] to uint8)",
+      "cast from {} to {} (only int8, uint8 and int32 to float32, and float32 that is a conv or "
+      "matmul of integers to int32 or a clamp of integers to [0, 255] to uint8)",
       dtype_name(from), dtype_name(to)));
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "wnn/core/error.h"
+#include "wnn/kernels/kernel.h"
 #include "wnn/passes/pattern_match.h"
 #include "wnn/runtime/onednn/epilogue.h"
 
@@ -141,12 +142,59 @@ void define_softmax(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::softmax_forward(pd), std::move(args));
 }
 
+// equal and where over single elements (DynamicQuantizeLinear's scale, where(max == min, 1,
+// (max - min) / 255)) run as the reference kernel inside the region: oneDNN has no select, and
+// leaving these scalars out split every dynamic quantization into several regions.
+Support scalar_supports(const Graph& g, const Node& n) {
+  for (const auto* ids : {&n.inputs, &n.outputs}) {
+    for (OperandId id : *ids) {
+      const auto& d = g.desc(id);
+      if (element_count(d.shape) != 1)
+        return Support::no(fmt::format("{} of {} elements (single elements only)", g.name_of(id),
+                                       element_count(d.shape)));
+      if (d.dtype != DataType::kFloat32 && d.dtype != DataType::kUint8)
+        return Support::no(fmt::format("{} is {}", g.name_of(id), dtype_name(d.dtype)));
+    }
+  }
+  return Support::yes();
+}
+
+void define_scalar_reference(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  struct Operand {
+    DataType dtype;
+    Shape shape;
+    memory m;
+  };
+  std::vector<Operand> ins, outs;
+  for (OperandId id : n.inputs)
+    ins.push_back({g.desc(id).dtype, g.desc(id).shape, b.get(id, b.plain_desc(id))});
+  for (OperandId id : n.outputs) {
+    outs.push_back({g.desc(id).dtype, g.desc(id).shape, b.define_output(id, b.plain_desc(id))});
+  }
+  b.add_function_step(
+      [node = n, ins, outs] {
+        std::vector<ConstTensorView> iv;
+        std::vector<TensorView> ov;
+        for (const Operand& o : ins)
+          iv.push_back({o.dtype, o.shape, static_cast<const std::byte*>(o.m.get_data_handle())});
+        for (const Operand& o : outs)
+          ov.push_back({o.dtype, o.shape, static_cast<std::byte*>(o.m.get_data_handle())});
+        kernels::run_node(node, iv, ov);
+      },
+      fmt::format("{} '{}'", op_name(n.op()), g.name_of(n.outputs[0])), "wnn:reference");
+}
+
 }  // namespace
 
 void register_elementwise(Table& t) {
-  for (OpKind op : {OpKind::kRelu, OpKind::kLeakyRelu, OpKind::kSigmoid, OpKind::kTanh,
-                    OpKind::kElu, OpKind::kGelu, OpKind::kHardSwish, OpKind::kClamp, OpKind::kAbs,
-                    OpKind::kSqrt, OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear}) {
+  for (OpKind op : {OpKind::kEqual, OpKind::kWhere}) {
+    t[size_t(op)] = {scalar_supports, define_scalar_reference};
+  }
+  for (OpKind op :
+       {OpKind::kRelu, OpKind::kLeakyRelu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kElu,
+        OpKind::kGelu, OpKind::kHardSwish, OpKind::kClamp, OpKind::kAbs, OpKind::kSqrt,
+        OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear, OpKind::kRoundEven}) {
     t[size_t(op)] = {eltwise_supports, define_eltwise};
   }
   for (OpKind op :
