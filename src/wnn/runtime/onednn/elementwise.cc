@@ -182,7 +182,7 @@ void define_scalar_reference(RegionBuilder& b, const Node& n) {
           ov.push_back({o.dtype, o.shape, static_cast<std::byte*>(o.m.get_data_handle())});
         kernels::run_node(node, iv, ov);
       },
-      fmt::format("{} '{}'", op_name(n.op()), g.name_of(n.outputs[0])), "wnn:reference");
+      std::string(op_name(n.op())), "wnn:reference");
 }
 
 }  // namespace
