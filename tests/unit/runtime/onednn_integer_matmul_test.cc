@@ -7,13 +7,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "wnn/core/builder.h"
 #include "wnn/runtime/onednn/integer_conv.h"
+#include "wnn/runtime/onednn/region_builder.h"
 #include "wnn/runtime/session.h"
 
 namespace wnn::runtime {
@@ -333,6 +337,117 @@ TEST(OnednnIntegerMatmul, LookAlikesAreNotMatched) {
   const auto want = exact(c, q, 9, wide);
   ASSERT_EQ(r.y.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.y[i], want[i]) << "at " << i;
+}
+
+}  // namespace
+}  // namespace wnn::runtime
+
+namespace wnn::runtime {
+namespace {
+
+Tensor scalar(float v) {
+  Tensor t = Tensor::zeros(DataType::kFloat32, {});
+  t.mutable_view().as<float>()[0] = v;
+  return t;
+}
+
+// DynamicQuantizeLinear as the importer writes it (range [min(x, 0), max(x, 0)], scale
+// range / 255 or 1 for an all-zero x, zero point and codes rounded half to even and clamped):
+// every node runs inside one oneDNN region, with the reference kernels' values bit for bit.
+std::shared_ptr<const Graph> dynamic_quantize_graph(Shape shape) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto x = b.input("x", {DataType::kFloat32, shape});
+  IntList all;
+  for (size_t i = 0; i < shape.size(); ++i) all.push_back(int64_t(i));
+  const auto zero = b.constant("zero", scalar(0));
+  const auto lo = b.add1(OpKind::kMin, {b.add1(OpKind::kReduceMin, {x}, {{"axes", all}}), zero});
+  const auto hi = b.add1(OpKind::kMax, {b.add1(OpKind::kReduceMax, {x}, {{"axes", all}}), zero});
+  const auto div =
+      b.add1(OpKind::kDiv, {b.add1(OpKind::kSub, {hi, lo}), b.constant("d", scalar(255))});
+  const auto scale =
+      b.add1(OpKind::kWhere, {b.add1(OpKind::kEqual, {hi, lo}), b.constant("one", scalar(1)), div},
+             {}, "scale");
+  const auto zp = b.add1(
+      OpKind::kRoundEven,
+      {b.add1(OpKind::kClamp, {b.add1(OpKind::kSub, {zero, b.add1(OpKind::kDiv, {lo, scale})})},
+              {{"minValue", 0.0}, {"maxValue", 255.0}})});
+  const auto q =
+      b.add1(OpKind::kAdd, {b.add1(OpKind::kRoundEven, {b.add1(OpKind::kDiv, {x, scale})}), zp});
+  const auto codes = b.add1(OpKind::kClamp, {q}, {{"minValue", 0.0}, {"maxValue", 255.0}});
+  b.output(b.add1(OpKind::kCast, {codes, DataType::kUint8}, {}, "codes"));
+  b.output(scale);
+  b.output(b.add1(OpKind::kCast, {zp, DataType::kUint8}, {}, "zero_point"));
+  return g;
+}
+
+void expect_in_one_onednn_region(const std::shared_ptr<const Graph>& g, const Tensor& x) {
+  const std::vector<NamedView> in = {{"x", x.view()}};
+  const auto want = Session(g, {"ref", 1}).run(in);
+  Session s(g, {"onednn", 2, true, false});
+  s.set_profiling(true);
+  const auto got = s.run(in);
+  std::set<std::string> where;
+  for (const auto& row : s.profile()) where.insert(row.where);
+  EXPECT_EQ(where.size(), 1u);
+  EXPECT_EQ(where.count("ref"), 0u);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < got.size(); ++o) {
+    const auto w = want[o].tensor.view(), v = got[o].tensor.view();
+    ASSERT_EQ(v.dtype, w.dtype);
+    const size_t bytes = size_t(w.size()) * (w.dtype == DataType::kFloat32 ? 4 : 1);
+    EXPECT_EQ(std::memcmp(v.data, w.data, bytes), 0) << "output " << o;
+  }
+}
+
+TEST(OnednnDynamicQuantize, RunsInOneRegionExactly) {
+  const auto g = dynamic_quantize_graph({2, 3, 37});
+  Tensor x = Tensor::zeros(DataType::kFloat32, {2, 3, 37});
+  float* p = x.mutable_view().as<float>();
+  for (int64_t i = 0; i < x.size(); ++i) p[i] = std::sin(0.37f * float(i)) * 3.5f - 0.25f;
+  expect_in_one_onednn_region(g, x);
+  // All positive (min(x, 0) = 0), and all zero (scale 1).
+  for (int64_t i = 0; i < x.size(); ++i) p[i] = 0.5f + float(i % 13);
+  expect_in_one_onednn_region(g, x);
+  for (int64_t i = 0; i < x.size(); ++i) p[i] = 0;
+  expect_in_one_onednn_region(g, x);
+}
+
+// roundEven on oneDNN (eltwise_round) rounds half-way values to even, as the reference does.
+TEST(OnednnDynamicQuantize, RoundEvenHalfWay) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  b.output(b.add1(OpKind::kRoundEven, {b.input("x", {DataType::kFloat32, {41}})}, {}, "y"));
+  Tensor x = Tensor::zeros(DataType::kFloat32, {41});
+  float* p = x.mutable_view().as<float>();
+  for (int i = 0; i < 41; ++i) p[i] = float(i - 20) * 0.5f;  // -10, -9.5, ..., 10
+  p[0] = 8388609.0f, p[1] = -0.5f, p[2] = 1e30f;
+  expect_in_one_onednn_region(g, x);
+}
+
+// reduceMax read by anything but a max with a finite constant stays off oneDNN, which gives
+// -FLT_MAX for an all -inf group; so does where over more than one element.
+TEST(OnednnDynamicQuantize, LookAlikesAreDeclined) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto x = b.input("x", {DataType::kFloat32, {4, 5}});
+  const auto r = b.add1(OpKind::kReduceMax, {x}, {{"axes", IntList{1}}});
+  b.output(b.add1(OpKind::kAdd, {r, b.constant("c", Tensor::zeros(DataType::kFloat32, {4}))}));
+  const auto r2 = b.add1(OpKind::kReduceMin, {x}, {{"axes", IntList{1}}});
+  b.output(b.add1(OpKind::kMin, {r2, b.constant("inf", scalar(INFINITY))}));
+  const auto c = b.add1(OpKind::kEqual, {x, x});
+  b.output(b.add1(OpKind::kWhere, {c, x, x}));
+  const onednn::Table& t = onednn::table();
+  for (size_t k : {size_t(0), size_t(2)}) {
+    const Support s = t[size_t(g->nodes()[k].op())].supports(*g, g->nodes()[k]);
+    EXPECT_FALSE(s.ok);
+    EXPECT_NE(s.reason.find("-FLT_MAX"), std::string::npos) << s.reason;
+  }
+  for (size_t k : {size_t(4), size_t(5)}) {
+    const Support s = t[size_t(g->nodes()[k].op())].supports(*g, g->nodes()[k]);
+    EXPECT_FALSE(s.ok);
+    EXPECT_NE(s.reason.find("single elements only"), std::string::npos) << s.reason;
+  }
 }
 
 }  // namespace
