@@ -381,14 +381,21 @@ std::shared_ptr<const Graph> dynamic_quantize_graph(Shape shape) {
   return g;
 }
 
-void expect_in_one_onednn_region(const std::shared_ptr<const Graph>& g, const Tensor& x) {
+void expect_in_one_onednn_region(const std::shared_ptr<const Graph>& g, const Tensor& x,
+                                 int quantize_steps = 0) {
   const std::vector<NamedView> in = {{"x", x.view()}};
   const auto want = Session(g, {"ref", 1}).run(in);
   Session s(g, {"onednn", 2, true, false});
   s.set_profiling(true);
   const auto got = s.run(in);
   std::set<std::string> where;
-  for (const auto& row : s.profile()) where.insert(row.where);
+  int quantize = 0;
+  for (const auto& row : s.profile()) {
+    where.insert(row.where);
+    quantize += row.label.find("quantize to uint8") != std::string::npos;
+  }
+  // The codes' div, roundEven, add, clamp and cast as one pass.
+  EXPECT_EQ(quantize, quantize_steps);
   EXPECT_EQ(where.size(), 1u);
   EXPECT_EQ(where.count("ref"), 0u);
   ASSERT_EQ(got.size(), want.size());
@@ -405,12 +412,20 @@ TEST(OnednnDynamicQuantize, RunsInOneRegionExactly) {
   Tensor x = Tensor::zeros(DataType::kFloat32, {2, 3, 37});
   float* p = x.mutable_view().as<float>();
   for (int64_t i = 0; i < x.size(); ++i) p[i] = std::sin(0.37f * float(i)) * 3.5f - 0.25f;
-  expect_in_one_onednn_region(g, x);
+  expect_in_one_onednn_region(g, x, 1);
   // All positive (min(x, 0) = 0), and all zero (scale 1).
   for (int64_t i = 0; i < x.size(); ++i) p[i] = 0.5f + float(i % 13);
-  expect_in_one_onednn_region(g, x);
+  expect_in_one_onednn_region(g, x, 1);
   for (int64_t i = 0; i < x.size(); ++i) p[i] = 0;
-  expect_in_one_onednn_region(g, x);
+  expect_in_one_onednn_region(g, x, 1);
+  // Scale 127.5 / 255 = 0.5 exactly: x / scale = i / 2, half-way for every odd i (and the
+  // negative half-way values with a zero point).
+  for (int64_t i = 0; i < x.size(); ++i) p[i] = 0.25f * float(i % 200);
+  p[0] = 127.5f;
+  expect_in_one_onednn_region(g, x, 1);
+  for (int64_t i = 0; i < x.size(); ++i) p[i] = -0.25f * float(i % 150);
+  p[0] = 27.5f, p[1] = -100.0f;  // range 127.5
+  expect_in_one_onednn_region(g, x, 1);
 }
 
 // roundEven on oneDNN (eltwise_round) rounds half-way values to even, as the reference does.
