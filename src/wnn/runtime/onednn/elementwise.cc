@@ -3,9 +3,12 @@
 // chain after a convolution stays in the convolution's layout.
 #include <fmt/format.h>
 
+#include <omp.h>
+
 #include <cmath>
 
 #include "wnn/core/error.h"
+#include "wnn/kernels/kernel.h"
 #include "wnn/passes/pattern_match.h"
 #include "wnn/runtime/onednn/epilogue.h"
 
@@ -76,6 +79,68 @@ memory::dims padded(std::span<const int64_t> shape, size_t rank) {
   return d;
 }
 
+// DynamicQuantizeLinear's codes, cast(clamp(roundEven(x / scale) + zero_point, 0, 255), uint8)
+// with a one-element scale and zero point, each node the only reader of the one before and no
+// region output: one pass over x instead of five. The same float32 operations: the quotient,
+// rounded half to even (adding and subtracting 2^23 with x's sign rounds to nearest even for
+// |v| < 2^23; larger values are integers already), the add, the clamp and the conversion of an
+// integer in [0, 255]. Defined at the div (the first node), the rest marked fused.
+bool define_quantize_codes(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  if (n.op() != OpKind::kDiv) return false;
+  const OperandId x = n.inputs[0], scale = n.inputs[1];
+  if (element_count(g.desc(scale).shape) != 1 || g.desc(x).shape != g.desc(n.outputs[0]).shape)
+    return false;
+  auto next = [&](const Node& p, OpKind op) -> const Node* {
+    const OperandId y = p.outputs[0];
+    if (b.is_region_output(y)) return nullptr;
+    const auto rs = b.readers(y);
+    if (rs.size() != 1 || g.nodes()[rs[0]].op() != op) return nullptr;
+    return &g.nodes()[rs[0]];
+  };
+  const Node* round = next(n, OpKind::kRoundEven);
+  const Node* add = round ? next(*round, OpKind::kAdd) : nullptr;
+  const Node* clamp = add ? next(*add, OpKind::kClamp) : nullptr;
+  const Node* cast = clamp ? next(*clamp, OpKind::kCast) : nullptr;
+  if (!cast || g.desc(cast->outputs[0]).dtype != DataType::kUint8) return false;
+  if (clamp->attrs.get_float("minValue") != 0 || clamp->attrs.get_float("maxValue") != 255)
+    return false;
+  const OperandId r = round->outputs[0];
+  if ((add->inputs[0] == r) == (add->inputs[1] == r)) return false;
+  const OperandId zp = add->inputs[0] == r ? add->inputs[1] : add->inputs[0];
+  if (element_count(g.desc(zp).shape) != 1 || g.desc(zp).dtype != DataType::kFloat32 ||
+      g.desc(add->outputs[0]).shape != g.desc(x).shape)
+    return false;
+  // The zero point must be computed already (nodes are in topological order).
+  const uint32_t self = uint32_t(&n - g.nodes().data());
+  if (g.operand(zp).kind == OperandKind::kNodeOutput && g.operand(zp).producer > self) return false;
+  const memory in = b.get(x, b.plain_desc(x));
+  const memory sm = b.get(scale, b.plain_desc(scale)), zm = b.get(zp, b.plain_desc(zp));
+  const memory out = b.define_output(cast->outputs[0], b.plain_desc(cast->outputs[0]));
+  for (const Node* f : {round, add, clamp, cast}) b.mark_fused(uint32_t(f - g.nodes().data()));
+  const int64_t count = element_count(g.desc(x).shape);
+  const int threads = omp_get_max_threads();
+  b.add_function_step(
+      [=] {
+        const auto* xv = static_cast<const float*>(in.get_data_handle());
+        const float s = *static_cast<const float*>(sm.get_data_handle());
+        const float z = *static_cast<const float*>(zm.get_data_handle());
+        auto* y = static_cast<uint8_t*>(out.get_data_handle());
+#pragma omp parallel for num_threads(threads) schedule(static) if (count > 16384)
+        for (int64_t i = 0; i < count; ++i) {
+          float v = xv[i] / s;
+          if (std::fabs(v) < 0x1p23f) {
+            const float m = std::copysign(0x1p23f, v);
+            v = (v + m) - m;
+          }
+          v = v + z;
+          y[i] = v > 0 ? uint8_t(v < 255 ? v : 255.0f) : uint8_t(0);
+        }
+      },
+      "quantize to uint8", "wnn:quantize");
+  return true;
+}
+
 // Binary `algo` of x and y (x full-size, y full-size or broadcast) as node `n`'s result, in x's
 // layout (with the result's data type: uint8 for a comparison).
 void define_binary_of(RegionBuilder& b, const Node& n, algorithm algo, OperandId x, OperandId y) {
@@ -114,6 +179,7 @@ void define_binary_of(RegionBuilder& b, const Node& n, algorithm algo, OperandId
 
 void define_binary(RegionBuilder& b, const Node& n) {
   const Graph& g = b.graph();
+  if (define_quantize_codes(b, n)) return;
   if (auto cl = constant_linear(g, n)) return define_eltwise_of(b, n, cl->x, cl->linear);
   OperandId x = n.inputs[0], y = n.inputs[1];
   if (g.desc(x).shape != g.desc(n.outputs[0]).shape) std::swap(x, y);  // commutative (supports)
@@ -173,19 +239,76 @@ void define_softmax(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::softmax_forward(pd), std::move(args));
 }
 
+// equal and where over single elements (DynamicQuantizeLinear's scale, where(max == min, 1,
+// (max - min) / 255)) run as the reference kernel inside the region: oneDNN has no select, and
+// leaving these scalars out split every dynamic quantization into several regions.
+Support scalar_supports(const Graph& g, const Node& n) {
+  for (const auto* ids : {&n.inputs, &n.outputs}) {
+    for (OperandId id : *ids) {
+      const auto& d = g.desc(id);
+      if (element_count(d.shape) != 1)
+        return Support::no(fmt::format("{} of {} elements (single elements only)", g.name_of(id),
+                                       element_count(d.shape)));
+      if (d.dtype != DataType::kFloat32 && d.dtype != DataType::kUint8)
+        return Support::no(fmt::format("{} is {}", g.name_of(id), dtype_name(d.dtype)));
+    }
+  }
+  return Support::yes();
+}
+
+void define_scalar_reference(RegionBuilder& b, const Node& n) {
+  const Graph& g = b.graph();
+  struct Operand {
+    DataType dtype;
+    Shape shape;
+    memory m;
+  };
+  std::vector<Operand> ins, outs;
+  for (OperandId id : n.inputs)
+    ins.push_back({g.desc(id).dtype, g.desc(id).shape, b.get(id, b.plain_desc(id))});
+  for (OperandId id : n.outputs) {
+    outs.push_back({g.desc(id).dtype, g.desc(id).shape, b.define_output(id, b.plain_desc(id))});
+  }
+  b.add_function_step(
+      [node = n, ins, outs] {
+        std::vector<ConstTensorView> iv;
+        std::vector<TensorView> ov;
+        for (const Operand& o : ins)
+          iv.push_back({o.dtype, o.shape, static_cast<const std::byte*>(o.m.get_data_handle())});
+        for (const Operand& o : outs)
+          ov.push_back({o.dtype, o.shape, static_cast<std::byte*>(o.m.get_data_handle())});
+        kernels::run_node(node, iv, ov);
+      },
+      std::string(op_name(n.op())), "wnn:reference");
+}
+
+// equal as oneDNN's binary_eq where it can (compare_supports), else, on single elements of
+// another dtype, the reference kernel as a step.
+Support equal_supports(const Graph& g, const Node& n) {
+  Support s = compare_supports(g, n);
+  return s.ok ? s : scalar_supports(g, n);
+}
+
+void define_equal(RegionBuilder& b, const Node& n) {
+  if (compare_supports(b.graph(), n).ok) return define_compare(b, n);
+  define_scalar_reference(b, n);
+}
+
 }  // namespace
 
 void register_elementwise(Table& t) {
-  for (OpKind op : {OpKind::kRelu, OpKind::kLeakyRelu, OpKind::kSigmoid, OpKind::kTanh,
-                    OpKind::kElu, OpKind::kGelu, OpKind::kHardSwish, OpKind::kClamp, OpKind::kAbs,
-                    OpKind::kSqrt, OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear}) {
+  t[size_t(OpKind::kWhere)] = {scalar_supports, define_scalar_reference};
+  t[size_t(OpKind::kEqual)] = {equal_supports, define_equal};
+  for (OpKind op :
+       {OpKind::kRelu, OpKind::kLeakyRelu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kElu,
+        OpKind::kGelu, OpKind::kHardSwish, OpKind::kClamp, OpKind::kAbs, OpKind::kSqrt,
+        OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear, OpKind::kRoundEven}) {
     t[size_t(op)] = {eltwise_supports, define_eltwise};
   }
   for (OpKind op :
        {OpKind::kAdd, OpKind::kSub, OpKind::kMul, OpKind::kDiv, OpKind::kMax, OpKind::kMin}) {
     t[size_t(op)] = {binary_supports, define_binary};
   }
-  t[size_t(OpKind::kEqual)] = {compare_supports, define_compare};
   t[size_t(OpKind::kNotEqual)] = {compare_supports, define_compare};
   t[size_t(OpKind::kPow)] = {pow_supports, define_pow};
   t[size_t(OpKind::kSoftmax)] = {eltwise_supports, define_softmax};

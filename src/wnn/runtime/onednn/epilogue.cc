@@ -40,6 +40,8 @@ std::optional<Eltwise> eltwise_of(const Node& n) {
       return Eltwise{dnnl::algorithm::eltwise_log};
     case OpKind::kNeg:
       return Eltwise{dnnl::algorithm::eltwise_linear, -1.0f, 0.0f};
+    case OpKind::kRoundEven:  // nearbyint (vroundps mode 0): half to even
+      return Eltwise{dnnl::algorithm::eltwise_round};
     case OpKind::kLinear:
       return Eltwise{dnnl::algorithm::eltwise_linear, float(a.get_float("alpha")),
                      float(a.get_float("beta"))};

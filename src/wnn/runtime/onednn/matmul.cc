@@ -8,6 +8,7 @@
 #include <string>
 
 #include "wnn/runtime/onednn/epilogue.h"
+#include "wnn/runtime/onednn/integer_conv.h"
 #include "wnn/runtime/onednn/views.h"
 
 namespace wnn::runtime::onednn {
@@ -139,6 +140,8 @@ std::optional<StridedView> transposed_dst(RegionBuilder& b, const Node& n) {
 
 void define_matmul(RegionBuilder& b, const Node& n) {
   const Graph& g = b.graph();
+  if (const IntegerConv* ic = b.integer_conv(uint32_t(&n - g.nodes().data())))
+    return define_integer_matmul(b, n, *ic);
   const OperandId A = *n.attrs.get_operand("a"), B = *n.attrs.get_operand("b");
   const auto& out = g.desc(n.outputs[0]).shape;
   const size_t rank = out.size();

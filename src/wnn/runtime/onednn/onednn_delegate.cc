@@ -19,8 +19,9 @@ std::unique_ptr<CompiledRegion> OnednnDelegate::compile(const Graph& graph, cons
                                                         const DelegateOptions& options) const {
   try {
     RegionBuilder b(graph, region, dnnl::engine(dnnl::engine::kind::cpu, 0), options.threads);
-    for (uint32_t n : region.nodes) {
-      if (b.fused(n)) continue;  // runs as a post-op of the primitive before it
+    for (uint32_t k : region.nodes) {
+      if (b.fused(k)) continue;  // runs as a post-op of the primitive before it
+      const uint32_t n = b.defined_at(k);
       const Node& node = graph.nodes()[n];
       b.begin_node(n);
       with_error_context(fmt::format("{} '{}'", op_name(node.op()), graph.name_of(node.outputs[0])),

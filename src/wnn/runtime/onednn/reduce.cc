@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "wnn/passes/pattern_match.h"
 #include "wnn/runtime/onednn/region_builder.h"
 
 namespace wnn::runtime::onednn {
@@ -48,9 +50,30 @@ memory::dims kept_dims(const Graph& g, const Node& n) {
   return d;
 }
 
+// Whether every reader of reduceMax `n` takes the max with a finite constant (reduceMin: the
+// min), as DynamicQuantizeLinear's range [min(x, 0), max(x, 0)] does: -FLT_MAX for an all -inf
+// group then gives what -inf gives.
+bool clamped_to_finite(const Graph& g, const Node& n) {
+  const OpKind with = n.op() == OpKind::kReduceMax ? OpKind::kMax : OpKind::kMin;
+  const OperandId y = n.outputs[0];
+  for (OperandId o : g.outputs()) {
+    if (o == y) return false;
+  }
+  bool read = false;
+  for (const Node& r : g.nodes()) {
+    if (std::find(r.inputs.begin(), r.inputs.end(), y) == r.inputs.end()) continue;
+    if (r.op() != with || r.inputs.size() != 2) return false;
+    const OperandId other = r.inputs[0] == y ? r.inputs[1] : r.inputs[0];
+    const auto c = passes::scalar_constant(g, other);
+    if (!c || !std::isfinite(*c)) return false;
+    read = true;
+  }
+  return read;
+}
+
 Support reduce_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
-  if (n.op() == OpKind::kReduceMax || n.op() == OpKind::kReduceMin) {
+  if ((n.op() == OpKind::kReduceMax || n.op() == OpKind::kReduceMin) && !clamped_to_finite(g, n)) {
     // Measured: oneDNN's reduction_max of a group that is all -inf gives -FLT_MAX (it starts
     // from the lowest finite value); reduction_min is declined too as its mirror image.
     return Support::no("oneDNN's max reduction gives -FLT_MAX for an all -inf group");

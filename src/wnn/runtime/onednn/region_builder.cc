@@ -129,10 +129,12 @@ RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::eng
       epilogues_(plan_epilogues(graph, region)),
       fused_(graph.nodes().size(), false),
       channel_scales_(plan_channel_scales(graph, region, epilogues_)),
-      integer_convs_(plan_integer_convs(graph, region,
-                                        [&](const Node& n, const IntegerConv& c) {
-                                          return integer_conv_kernel_refusal(engine_, graph, n, c);
-                                        })),
+      integer_convs_(plan_integer_convs(
+          graph, region,
+          [&](const Node& n, const IntegerConv& c) {
+            return n.op() == OpKind::kMatmul ? integer_matmul_kernel_refusal(engine_, graph, n, c)
+                                             : integer_conv_kernel_refusal(engine_, graph, n, c);
+          })),
       conv_layout_(plan_conv_layout(graph, region, conv_layout_override())),
       threads_(std::max(threads, 1)),
       node_threads_(threads_),
@@ -150,6 +152,11 @@ const ChannelScale* RegionBuilder::channel_scale(uint32_t conv) const {
 const IntegerConv* RegionBuilder::integer_conv(uint32_t conv) const {
   auto it = integer_convs_.convs.find(conv);
   return it == integer_convs_.convs.end() ? nullptr : &it->second;
+}
+
+uint32_t RegionBuilder::defined_at(uint32_t node) const {
+  auto it = integer_convs_.deferred.find(node);
+  return it == integer_convs_.deferred.end() ? node : it->second;
 }
 
 RegionBuilder::~RegionBuilder() { omp_set_num_threads(caller_threads_); }

@@ -130,6 +130,9 @@ class RegionBuilder {
   const ChannelScale* channel_scale(uint32_t conv) const;
   // The int8 form conv2d `conv` runs as (integer_conv.h), or null.
   const IntegerConv* integer_conv(uint32_t conv) const;
+  // The node to define at `node`'s place: an int8 matmul with its dequantization folded is
+  // defined at the dequantization's last node (IntegerConv::Dequantize); else `node`.
+  uint32_t defined_at(uint32_t node) const;
 
  private:
   dnnl::memory held(OperandId id);
