@@ -134,6 +134,22 @@ class QuantizedMatmulTest(ContribTestBase):
         case = self.nbits_case((2, 32), 32, 4, 4, 32, accuracy_level=2)
         self.expect_unsupported(case, "MatMulNBits", "accuracy_level=2")
 
+    # --- GatherBlockQuantized ---------------------------------------------------------------
+
+    def test_gather_block_quantized_packed_uint8_rows(self):
+        # A tied embedding's form: lm_head's packed 4-bit bytes as uint8 [rows, hidden / 2],
+        # bits=4, default zero point 8; indices of rank 2 with repeats.
+        rows, hidden, block = 11, 64, 16
+        q = self.rng.integers(0, 16, size=(rows, hidden), dtype=np.uint8)
+        inits = {"data": pack_rows(q, 4).reshape(rows, hidden // 2),
+                 "scales": self.rng.uniform(-0.05, 0.1, size=(rows, hidden // block))
+                 .astype(np.float32)}
+        ids = np.array([[3, 0, 10, 3, 7]], np.int64)
+        node = helper.make_node("GatherBlockQuantized", ["data", "ids", "scales"], ["Y"],
+                                domain="com.microsoft", bits=4, block_size=block, gather_axis=0,
+                                quantize_axis=1)
+        self.check(ContribCase([node], {"ids": ids}, inits, ["Y"]))
+
     # --- integer matmuls -----------------------------------------------------------------
 
     def test_matmul_integer_to_float_with_zero_points_and_bias(self):

@@ -1,6 +1,7 @@
-// com.microsoft quantized matrix products: MatMulNBits (block-quantized 4/8-bit weights kept
-// packed as uint4/uint8 constants behind a blocked dequantizeLinear), MatMulIntegerToFloat and
-// DynamicQuantizeMatMul (exact integer products, integer_product.h, rescaled in float32).
+// com.microsoft quantized matrix products and tables: MatMulNBits (block-quantized 4/8-bit weights
+// kept packed as uint4/uint8 constants behind a blocked dequantizeLinear), MatMulIntegerToFloat and
+// DynamicQuantizeMatMul (exact integer products, integer_product.h, rescaled in float32), and
+// GatherBlockQuantized (the embedding table of the same quantizer).
 #include <limits>
 
 #include "wnn/onnx/ops/dynamic_quantize.h"
@@ -197,6 +198,58 @@ void dynamic_quantize_matmul(ConvertContext& c) {
   c.set(0, c.op(K::kIdentity, {scaled_product(c, a, q.scale, 2, 3, 4)}, {}, c.out_name(0)));
 }
 
+// com.microsoft GatherBlockQuantized: rows of a block-quantized table (quantized along its last
+// axis), gathered then dequantized, so only the gathered rows are ever float. The table is
+// uint8 holding `bits`-wide values packed (the tied embedding reading lm_head's MatMulNBits
+// weight, default zero point 2^(bits-1)), or int4/uint4 one value per element (default zero
+// point 0); scales and zero points have the table's rank, one per block of a row.
+void gather_block_quantized(ConvertContext& c) {
+  if (c.attr_int("gather_axis", 0) != 0) c.unsupported("gather_axis other than 0");
+  const Tensor* data = c.known(0);
+  if (!data) c.unsupported("data (input 0) must be a constant");
+  if (data->shape.size() != 2) c.unsupported("data of rank {} (2 converts)", data->shape.size());
+  const int64_t q_axis = c.attr_int("quantize_axis", 1);
+  if (q_axis != 1 && q_axis != -1)
+    c.unsupported("quantize_axis={} (the last axis converts)", q_axis);
+  const int64_t block = c.attr_int("block_size", 128), rows = data->shape[0];
+  const bool packed = data->dtype == DataType::kUint8;
+  const int64_t bits = packed ? c.attr_int("bits", 4) : 4;
+  if (!packed && data->dtype != DataType::kInt4 && data->dtype != DataType::kUint4) {
+    c.unsupported("data of type {} (uint8, int4 and uint4 convert)", dtype_name(data->dtype));
+  }
+  if (bits != 4 && bits != 8) c.unsupported("bits={} (4 and 8 convert)", bits);
+  const int64_t width = packed ? data->shape[1] * 8 / bits : data->shape[1];
+  check(block >= 16 && width % block == 0,
+        "GatherBlockQuantized: block_size={} must be >= 16 and divide the row's {} values", block,
+        width);
+  const int64_t blocks = width / block;
+  check(c.shape(2) == Shape{rows, blocks},
+        "GatherBlockQuantized scales have shape {}, expected "
+        "[{}, {}]",
+        shape_to_string(c.shape(2)), rows, blocks);
+  const DataType qt = packed ? (bits == 4 ? DataType::kUint4 : DataType::kUint8) : data->dtype;
+  OperandId table = packed ? c.constant(unpack_weight(*data, rows, width, bits)) : c.in(0);
+  OperandId indices = c.in(1);
+  auto gathered = [&](OperandId t) {
+    return c.op(K::kGather, {t, indices}, {{"axis", int64_t(0)}});
+  };
+  OperandId zero;
+  if (c.has_input(3)) {
+    if (c.dtype(3) != qt || c.shape(3) != Shape{rows, blocks}) {
+      c.unsupported("zero_points of type {} and shape {}", dtype_name(c.dtype(3)),
+                    shape_to_string(c.shape(3)));
+    }
+    zero = gathered(c.in(3));
+  } else {
+    Shape zs = c.shape(1);
+    zs.push_back(blocks);
+    zero = c.op(K::kExpand, {c.constant(qt, {packed ? double(1 << (bits - 1)) : 0.0}),
+                             RawValue(std::move(zs))});
+  }
+  c.set(0,
+        c.op(K::kDequantizeLinear, {gathered(table), gathered(c.in(2)), zero}, {}, c.out_name(0)));
+}
+
 }  // namespace
 
 void register_quantized_matmul(std::vector<Converter>& t) {
@@ -204,6 +257,8 @@ void register_quantized_matmul(std::vector<Converter>& t) {
   t.push_back({kMsDomain, "MatMulNBits", 1, kMaxOpset, matmul_nbits, X, false,
                "bits 4/8 stay packed (uint4/uint8 + blocked dequantizeLinear); accuracy_level 4 "
                "as its int8 quantization of A written out"});
+  t.push_back({kMsDomain, "GatherBlockQuantized", 1, kMaxOpset, gather_block_quantized, X, false,
+               "constant table: gathered, then dequantized"});
   t.push_back({kMsDomain, "MatMulIntegerToFloat", 1, kMaxOpset, matmul_integer_to_float, X, false,
                "per-tensor A parameters"});
   t.push_back({kMsDomain, "DynamicQuantizeMatMul", 1, kMaxOpset, dynamic_quantize_matmul, X});
