@@ -110,9 +110,45 @@ class QuantizedMatmulTest(ContribTestBase):
         case = self.nbits_case((2, 64), 64, 5, 4, 16)
         self.expect_unsupported(self.with_g_idx(case, (np.arange(64) // 16)[::-1]), "act-order")
 
-    def test_matmul_nbits_accuracy_level_is_unsupported(self):
-        case = self.nbits_case((2, 32), 32, 4, 4, 32, accuracy_level=4)
-        self.expect_unsupported(case, "MatMulNBits", "accuracy_level=4")
+    def level4_case(self, *args, **kwargs):
+        # ORT quantizes A to int8 per block and multiplies exactly: wnn reproduces that, so
+        # the float32 tolerance holds, far below what the int8 rounding of A changes (~1e-3).
+        case = self.nbits_case(*args, accuracy_level=4, **kwargs)
+        case.tol = (2e-5, 2e-5)
+        return case
+
+    def test_matmul_nbits_accuracy_level_4_default_zero_point_and_bias(self):
+        self.check(self.level4_case((2, 3, 64), 64, 24, 4, 32, bias=True))
+
+    def test_matmul_nbits_accuracy_level_4_packed_zero_points_odd_k(self):
+        # K = 80 pads the last block of A as well as of B.
+        self.check(self.level4_case((5, 80), 80, 21, 4, 32, zero_points="packed"))
+
+    def test_matmul_nbits_accuracy_level_4_8bit_block_16(self):
+        self.check(self.level4_case((3, 40), 40, 17, 8, 16, zero_points="packed"))
+
+    def test_matmul_nbits_accuracy_level_4_block_128(self):
+        self.check(self.level4_case((1, 200), 200, 33, 4, 128))
+
+    def test_matmul_nbits_accuracy_level_2_is_unsupported(self):
+        case = self.nbits_case((2, 32), 32, 4, 4, 32, accuracy_level=2)
+        self.expect_unsupported(case, "MatMulNBits", "accuracy_level=2")
+
+    # --- GatherBlockQuantized ---------------------------------------------------------------
+
+    def test_gather_block_quantized_packed_uint8_rows(self):
+        # A tied embedding's form: lm_head's packed 4-bit bytes as uint8 [rows, hidden / 2],
+        # bits=4, default zero point 8; indices of rank 2 with repeats.
+        rows, hidden, block = 11, 64, 16
+        q = self.rng.integers(0, 16, size=(rows, hidden), dtype=np.uint8)
+        inits = {"data": pack_rows(q, 4).reshape(rows, hidden // 2),
+                 "scales": self.rng.uniform(-0.05, 0.1, size=(rows, hidden // block))
+                 .astype(np.float32)}
+        ids = np.array([[3, 0, 10, 3, 7]], np.int64)
+        node = helper.make_node("GatherBlockQuantized", ["data", "ids", "scales"], ["Y"],
+                                domain="com.microsoft", bits=4, block_size=block, gather_axis=0,
+                                quantize_axis=1)
+        self.check(ContribCase([node], {"ids": ids}, inits, ["Y"]))
 
     # --- integer matmuls -----------------------------------------------------------------
 

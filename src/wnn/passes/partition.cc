@@ -78,6 +78,7 @@ Partition partition_graph(const Graph& graph, const std::vector<Candidate>& cand
         chosen[n] = int(d);
         break;
       }
+      if (s.reason.empty()) continue;
       if (!why.empty()) why += "; ";
       why += candidates[d].name + ": " + s.reason;
     }

@@ -13,12 +13,15 @@
 
 namespace wnn::passes {
 
-// A delegate's answer for one node. `reason` is empty exactly when ok.
+// A delegate's answer for one node. `reason` is empty when ok or not_applicable().
 struct Support {
   bool ok = false;
   std::string reason;
   static Support yes() { return {true, {}}; }
   static Support no(std::string why) { return {false, std::move(why)}; }
+  // Not a node of the kind the delegate looks at (one that claims a few patterns only): left
+  // out of the reasons a node on the reference kernels lists.
+  static Support not_applicable() { return {false, {}}; }
 };
 
 // A set of nodes one delegate runs as a unit. Nodes are in graph (topological) order.

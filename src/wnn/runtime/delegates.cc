@@ -1,18 +1,22 @@
-// The registry of delegates this build has, in the measured preference order: oneDNN first
-// (fastest on every conv and GEMM measured on this CPU, see docs/delegates.md), then XNNPACK.
+// The registry of delegates this build has, in the measured preference order: the packed
+// delegate first (it claims block-quantized matmuls only, which neither library runs packed),
+// then oneDNN (fastest on every conv and GEMM measured on this CPU, see docs/delegates.md), then
+// XNNPACK.
 #include <fmt/format.h>
 
 #include "wnn/core/error.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/onednn/onednn_delegate.h"
+#include "wnn/runtime/packed/packed_delegate.h"
 #include "wnn/runtime/xnnpack/xnnpack_delegate.h"
 
 namespace wnn::runtime {
 
 std::span<const Delegate* const> available_delegates() {
+  static const packed::PackedDelegate packed;
   static const onednn::OnednnDelegate onednn;
   static const xnnpack::XnnpackDelegate xnnpack;
-  static const Delegate* const all[] = {&onednn, &xnnpack};
+  static const Delegate* const all[] = {&packed, &onednn, &xnnpack};
   return all;
 }
 

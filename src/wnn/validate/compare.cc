@@ -1,9 +1,12 @@
 #include "wnn/validate/compare.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace wnn::validate {
 
@@ -43,6 +46,24 @@ std::optional<Tolerance> quantization_tolerance(const onnx::ModelProto& model) {
     }
   }
   return tol;
+}
+
+std::vector<std::string> quantized_arithmetic(const onnx::ModelProto& model) {
+  std::map<int64_t, int64_t> nodes_by_level;
+  for (const auto& n : model.graph.node) {
+    if (n.op_type != "MatMulNBits" || n.domain != "com.microsoft") continue;
+    const auto* a = n.find_attribute("accuracy_level");
+    ++nodes_by_level[a ? a->i : 0];
+  }
+  std::vector<std::string> lines;
+  for (const auto& [level, count] : nodes_by_level) {
+    lines.push_back(fmt::format(
+        "MatMulNBits accuracy_level {} ({} node{}): {}", level, count, count == 1 ? "" : "s",
+        level == 4 ? "ONNX Runtime's arithmetic reproduced (A quantized per block to int8, "
+                     "exact integer block products)"
+                   : "float32 products, as ONNX Runtime computes them"));
+  }
+  return lines;
 }
 
 bool looks_like_classes(const std::string& name, DataType dtype, const Shape& shape) {

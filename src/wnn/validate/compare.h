@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "wnn/core/graph.h"
 #include "wnn/core/tensor.h"
@@ -50,6 +51,12 @@ class ProfileDtypes {
 // The profile a graph with com.microsoft MatMulNBits nodes needs, from their `bits` attribute
 // (4 -> 1e-3/1e-3, 8 -> 2e-3/2e-3, the loosest when both occur); nullopt without such nodes.
 std::optional<Tolerance> quantization_tolerance(const onnx::ModelProto& model);
+
+// How the converted graph computes the model's MatMulNBits nodes, one line per accuracy level
+// present: accuracy_level 4 reproduces ONNX Runtime's scheme (A quantized per block to int8,
+// exact integer block products), so the comparison needs no tolerance for the activation
+// quantization; 0 and 1 multiply in float32. Empty without such nodes.
+std::vector<std::string> quantized_arithmetic(const onnx::ModelProto& model);
 
 struct OutputMetrics {
   int64_t elements = 0;

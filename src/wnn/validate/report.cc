@@ -122,6 +122,7 @@ nlohmann::json report_json(const Report& r) {
     j["outputs"].push_back(std::move(out));
   }
   j["noise_floor"] = noise_floor_section(r);
+  j["arithmetic"] = r.arithmetic;
   j["per_node"] = r.per_node ? per_node_json(*r.per_node) : nlohmann::json(nullptr);
   j["timings_ms"] = {{"convert", optional_number(r.timings.convert)},
                      {"load", optional_number(r.timings.load)},
@@ -154,6 +155,7 @@ std::string report_summary(const Report& r) {
     s += fmt::format("noise floor not measured: {}\n", r.noise_floor.error);
   }
   if (r.per_node) s += per_node_summary(*r.per_node);
+  for (const auto& line : r.arithmetic) s += line + "\n";
   if (r.pass) {
     s += fmt::format("PASS {}: {} output(s) match ONNX Runtime", r.model, r.outputs.size());
     if (const size_t n = within_floor_count(r); n > 0) {

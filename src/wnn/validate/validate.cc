@@ -345,6 +345,7 @@ void run_pipeline(const std::string& onnx_path, const ValidateOptions& options,
   const onnx::ModelProto model =
       in_stage("conversion", 2, [&] { return onnx::load_model(onnx_path); });
   report.sha256 = in_stage("conversion", 2, [&] { return source_digest(onnx_path, model); });
+  report.arithmetic = quantized_arithmetic(model);
 
   // --input values, whose shapes bind the free dims of their inputs.
   onnx::ImportOptions import = options.import;

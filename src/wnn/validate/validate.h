@@ -91,9 +91,10 @@ struct Report {
   std::optional<PerNodeReport> per_node;  // with --per-node, once both sides ran
   Timings timings;
   int exit_code = 0;  // 0 pass, 1 mismatch/reference/runtime failure, 2 conversion/user, 3 bug
-  std::vector<std::string> warnings;  // importer warnings
-  std::string graph_path;             // the converted graph that ran
-  std::string cache_note;             // "reused cache entry DIR", "rebuilt ... because ...", ...
+  std::vector<std::string> warnings;    // importer warnings
+  std::string graph_path;               // the converted graph that ran
+  std::string cache_note;               // "reused cache entry DIR", "rebuilt ... because ...", ...
+  std::vector<std::string> arithmetic;  // how quantized nodes compute (quantized_arithmetic)
 };
 
 // Never throws for a model's failures: they become the report's stage, message and exit code.

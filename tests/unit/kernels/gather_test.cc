@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernel_test_util.h"
@@ -47,6 +48,34 @@ TEST(GatherKernel, GatherElements) {
             (V{3, 1, 6, 6}));
   const Tensor idx0 = make(DataType::kInt32, {1, 3}, {1, 0, 1});
   EXPECT_EQ(values_of(run3(OpKind::kGatherElements, x, idx0)), (V{4, 2, 6}));
+}
+
+// Rank 4 along axis 2, fewer indices than the data has along it (so the walk must skip data
+// rows), negative and out-of-range indices, int64 indices and float32 data, against an
+// element-by-element reading of the definition.
+TEST(GatherKernel, GatherElementsRank4AlongAxis2WithFewerIndices) {
+  const Shape ds = {2, 3, 5, 4}, is = {2, 3, 3, 4};
+  std::vector<double> data(2 * 3 * 5 * 4), indices(2 * 3 * 3 * 4);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = double(i) * 0.5 - 7;
+  for (size_t i = 0; i < indices.size(); ++i) indices[i] = double(int(i * 7 % 13) - 6);
+  const Tensor x = make(DataType::kFloat32, ds, data);
+  const Tensor idx = make(DataType::kInt64, is, indices);
+  V want;
+  for (int64_t a = 0; a < is[0]; ++a) {
+    for (int64_t b = 0; b < is[1]; ++b) {
+      for (int64_t c = 0; c < is[2]; ++c) {
+        for (int64_t d = 0; d < is[3]; ++d) {
+          int64_t i = int64_t(indices[size_t(((a * is[1] + b) * is[2] + c) * is[3] + d)]);
+          if (i < 0) i += ds[2];
+          i = std::clamp<int64_t>(i, 0, ds[2] - 1);
+          want.push_back(data[size_t(((a * ds[1] + b) * ds[2] + i) * ds[3] + d)]);
+        }
+      }
+    }
+  }
+  const Tensor r = run3(OpKind::kGatherElements, x, idx, nullptr, {{"axis", 2}});
+  EXPECT_EQ(r.shape, is);
+  EXPECT_EQ(values_of(r), want);
 }
 
 TEST(GatherKernel, GatherNDSlicesAndElements) {

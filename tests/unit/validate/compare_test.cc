@@ -154,6 +154,31 @@ TEST(Compare, QuantizedProfileComesFromMatMulNBitsBits) {
   EXPECT_FALSE(quantization_tolerance(other).has_value());
 }
 
+TEST(Compare, ReportsTheArithmeticOfEachAccuracyLevel) {
+  onnx::ModelProto m;
+  EXPECT_TRUE(quantized_arithmetic(m).empty());
+  auto with_level = [](int64_t level) {
+    onnx::NodeProto n = matmul_nbits(4);
+    onnx::AttributeProto a;
+    a.name = "accuracy_level";
+    a.type = onnx::AttributeProto::Type::kInt;
+    a.i = level;
+    n.attribute.push_back(a);
+    return n;
+  };
+  m.graph.node.push_back(with_level(4));
+  m.graph.node.push_back(matmul_nbits(8));  // no attribute: level 0
+  m.graph.node.push_back(with_level(4));
+  const auto lines = quantized_arithmetic(m);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0],
+            "MatMulNBits accuracy_level 0 (1 node): float32 products, as ONNX Runtime "
+            "computes them");
+  EXPECT_EQ(lines[1],
+            "MatMulNBits accuracy_level 4 (2 nodes): ONNX Runtime's arithmetic reproduced (A "
+            "quantized per block to int8, exact integer block products)");
+}
+
 TEST(Compare, Top1AgreementCountsRowsWithTheSameArgmax) {
   // rows: [0.1 0.9 -1] argmax 1 vs [0.2 0.8 0] argmax 1; [3 -2 3.5] argmax 2 vs [4 0 1] argmax 0
   const Tensor a = floats({2, 3}, {0.1f, 0.9f, -1.0f, 3.0f, -2.0f, 3.5f});

@@ -33,9 +33,10 @@ TEST(Validate, SmallCnnMatchesOrtAndTheReportKeepsTheContract) {
   const nlohmann::json j = report_json(r);
   std::vector<std::string> keys;
   for (const auto& [k, _] : j.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"inputs", "message", "model", "noise_floor", "outputs",
-                                            "per_node", "sha256", "stage", "status", "timings_ms",
-                                            "unsupported", "wnn_version"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"arithmetic", "inputs", "message", "model",
+                                            "noise_floor", "outputs", "per_node", "sha256", "stage",
+                                            "status", "timings_ms", "unsupported", "wnn_version"}));
+  EXPECT_TRUE(j["arithmetic"].is_array() && j["arithmetic"].empty());  // no MatMulNBits
   EXPECT_EQ(j["status"], "pass");
   EXPECT_TRUE(j["stage"].is_null());
   ASSERT_EQ(j["outputs"].size(), 1u);

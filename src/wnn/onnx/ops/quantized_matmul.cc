@@ -1,6 +1,9 @@
-// com.microsoft quantized matrix products: MatMulNBits (block-quantized 4/8-bit weights kept
-// packed as uint4/uint8 constants behind a blocked dequantizeLinear), MatMulIntegerToFloat and
-// DynamicQuantizeMatMul (exact integer products, integer_product.h, rescaled in float32).
+// com.microsoft quantized matrix products and tables: MatMulNBits (block-quantized 4/8-bit weights
+// kept packed as uint4/uint8 constants behind a blocked dequantizeLinear), MatMulIntegerToFloat and
+// DynamicQuantizeMatMul (exact integer products, integer_product.h, rescaled in float32), and
+// GatherBlockQuantized (the embedding table of the same quantizer).
+#include <limits>
+
 #include "wnn/onnx/ops/dynamic_quantize.h"
 #include "wnn/onnx/ops/integer_product.h"
 
@@ -33,13 +36,43 @@ Tensor unpack_weight(const Tensor& b, int64_t n, int64_t k_padded, int64_t bits)
   return w;
 }
 
+// accuracy_level 4 as ONNX Runtime's CPU kernel computes it, written out in WebNN ops: each row
+// of A [M, K] is quantized per block of K (the weight's block size; the last block padded with
+// zeros) to int8, symmetric, scale max|a| / 127 (FLT_MIN for an all-zero block, whose values
+// quantize to 0 whatever it is), rounded half to even, and multiplied as its dequantized
+// values. The products of int8 values and 4- or 8-bit weights are exact in float32 block by
+// block, so any runtime computing this form reproduces ORT to float32 rounding of the sums;
+// wnn's runtime runs the whole pattern as integer dot products (runtime/packed_matmul).
+OperandId block_quantized_activation(ConvertContext& c, OperandId a, int64_t m, int64_t k,
+                                     int64_t block) {
+  const int64_t blocks = (k + block - 1) / block, k_padded = blocks * block;
+  OperandId x = a;
+  if (k_padded != k) {
+    x = c.op(K::kPad, {x, RawValue(IntList{0, 0}), RawValue(IntList{0, k_padded - k})});
+  }
+  x = c.reshape(x, {m, blocks, block});
+  OperandId amax =
+      c.op(K::kReduceMax, {c.op(K::kAbs, {x})}, {{"axes", IntList{2}}, {"keepDimensions", true}});
+  OperandId scale = c.op(K::kDiv, {amax, c.constant(DataType::kFloat32, {127.0})});
+  scale =
+      c.op(K::kMax,
+           {scale, c.constant(DataType::kFloat32, {double(std::numeric_limits<float>::min())})});
+  OperandId zero =
+      c.op(K::kExpand, {c.constant(DataType::kInt8, {0.0}), RawValue(Shape{m, blocks, 1})});
+  OperandId q = c.op(K::kQuantizeLinear, {x, scale, zero});
+  OperandId y = c.reshape(c.op(K::kDequantizeLinear, {q, scale, zero}), {m, k_padded});
+  if (k_padded != k) y = c.op(K::kSlice, {y, RawValue(IntList{0, 0}), RawValue(IntList{m, k})});
+  return y;
+}
+
 void matmul_nbits(ConvertContext& c) {
   const int64_t k = required_int(c, "K"), n = required_int(c, "N");
   const int64_t block = required_int(c, "block_size"), bits = c.attr_int("bits", 4);
   if (bits != 4 && bits != 8) c.unsupported("bits={} (4 and 8 convert)", bits);
-  if (auto level = c.attr_int("accuracy_level"); level && *level != 0) {
-    c.unsupported("accuracy_level={}: ORT then quantizes A internally, which wnn does not mimic",
-                  *level);
+  // 0 and 1 multiply in float32; 4 quantizes A to int8 first (block_quantized_activation).
+  const int64_t level = c.attr_int("accuracy_level", 0);
+  if (level != 0 && level != 1 && level != 4) {
+    c.unsupported("accuracy_level={} (0, 1 and 4 convert: float32, and int8 activations)", level);
   }
   if (auto pre = c.attr_int("weight_prepacked"); pre && *pre != 0) {
     c.unsupported("weight_prepacked={} (an execution-provider layout)", *pre);
@@ -106,7 +139,9 @@ void matmul_nbits(ConvertContext& c) {
   const int64_t m = element_count(as) / k;
   std::vector<std::pair<std::string, RawValue>> named = {{"bTranspose", true}};
   if (c.has_input(5)) named.emplace_back("c", c.in(5));
-  OperandId y = c.op(K::kGemm, {c.reshape(c.in(0), {m, k}), w}, std::move(named));
+  OperandId a = c.reshape(c.in(0), {m, k});
+  if (level == 4) a = block_quantized_activation(c, a, m, k, block);
+  OperandId y = c.op(K::kGemm, {a, w}, std::move(named));
   Shape ys = as;
   ys.back() = n;
   c.set(0, c.reshape(y, ys, c.out_name(0)));
@@ -163,13 +198,67 @@ void dynamic_quantize_matmul(ConvertContext& c) {
   c.set(0, c.op(K::kIdentity, {scaled_product(c, a, q.scale, 2, 3, 4)}, {}, c.out_name(0)));
 }
 
+// com.microsoft GatherBlockQuantized: rows of a block-quantized table (quantized along its last
+// axis), gathered then dequantized, so only the gathered rows are ever float. The table is
+// uint8 holding `bits`-wide values packed (the tied embedding reading lm_head's MatMulNBits
+// weight, default zero point 2^(bits-1)), or int4/uint4 one value per element (default zero
+// point 0); scales and zero points have the table's rank, one per block of a row.
+void gather_block_quantized(ConvertContext& c) {
+  if (c.attr_int("gather_axis", 0) != 0) c.unsupported("gather_axis other than 0");
+  const Tensor* data = c.known(0);
+  if (!data) c.unsupported("data (input 0) must be a constant");
+  if (data->shape.size() != 2) c.unsupported("data of rank {} (2 converts)", data->shape.size());
+  const int64_t q_axis = c.attr_int("quantize_axis", 1);
+  if (q_axis != 1 && q_axis != -1)
+    c.unsupported("quantize_axis={} (the last axis converts)", q_axis);
+  const int64_t block = c.attr_int("block_size", 128), rows = data->shape[0];
+  const bool packed = data->dtype == DataType::kUint8;
+  const int64_t bits = packed ? c.attr_int("bits", 4) : 4;
+  if (!packed && data->dtype != DataType::kInt4 && data->dtype != DataType::kUint4) {
+    c.unsupported("data of type {} (uint8, int4 and uint4 convert)", dtype_name(data->dtype));
+  }
+  if (bits != 4 && bits != 8) c.unsupported("bits={} (4 and 8 convert)", bits);
+  const int64_t width = packed ? data->shape[1] * 8 / bits : data->shape[1];
+  check(block >= 16 && width % block == 0,
+        "GatherBlockQuantized: block_size={} must be >= 16 and divide the row's {} values", block,
+        width);
+  const int64_t blocks = width / block;
+  check(c.shape(2) == Shape{rows, blocks},
+        "GatherBlockQuantized scales have shape {}, expected "
+        "[{}, {}]",
+        shape_to_string(c.shape(2)), rows, blocks);
+  const DataType qt = packed ? (bits == 4 ? DataType::kUint4 : DataType::kUint8) : data->dtype;
+  OperandId table = packed ? c.constant(unpack_weight(*data, rows, width, bits)) : c.in(0);
+  OperandId indices = c.in(1);
+  auto gathered = [&](OperandId t) {
+    return c.op(K::kGather, {t, indices}, {{"axis", int64_t(0)}});
+  };
+  OperandId zero;
+  if (c.has_input(3)) {
+    if (c.dtype(3) != qt || c.shape(3) != Shape{rows, blocks}) {
+      c.unsupported("zero_points of type {} and shape {}", dtype_name(c.dtype(3)),
+                    shape_to_string(c.shape(3)));
+    }
+    zero = gathered(c.in(3));
+  } else {
+    Shape zs = c.shape(1);
+    zs.push_back(blocks);
+    zero = c.op(K::kExpand, {c.constant(qt, {packed ? double(1 << (bits - 1)) : 0.0}),
+                             RawValue(std::move(zs))});
+  }
+  c.set(0,
+        c.op(K::kDequantizeLinear, {gathered(table), gathered(c.in(2)), zero}, {}, c.out_name(0)));
+}
+
 }  // namespace
 
 void register_quantized_matmul(std::vector<Converter>& t) {
   const auto X = ConvertKind::kDecomposed;
   t.push_back({kMsDomain, "MatMulNBits", 1, kMaxOpset, matmul_nbits, X, false,
-               "bits 4/8 stay packed (uint4/uint8 + blocked dequantizeLinear); accuracy_level 0 "
-               "only"});
+               "bits 4/8 stay packed (uint4/uint8 + blocked dequantizeLinear); accuracy_level 4 "
+               "as its int8 quantization of A written out"});
+  t.push_back({kMsDomain, "GatherBlockQuantized", 1, kMaxOpset, gather_block_quantized, X, false,
+               "constant table: gathered, then dequantized"});
   t.push_back({kMsDomain, "MatMulIntegerToFloat", 1, kMaxOpset, matmul_integer_to_float, X, false,
                "per-tensor A parameters"});
   t.push_back({kMsDomain, "DynamicQuantizeMatMul", 1, kMaxOpset, dynamic_quantize_matmul, X});

@@ -1,0 +1,375 @@
+#include "wnn/kernels/block_quantized_matmul.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+namespace wnn::kernels {
+
+// Vectors cross calls only between functions of the same target.
+#pragma GCC diagnostic ignored "-Wpsabi"
+// GCC 12's AVX-512 headers start some intrinsics from a deliberately undefined vector (__Y).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace {
+
+int weight_at(const BlockQuantizedMatrix& w, int64_t n, int64_t e) {
+  const uint8_t* row = w.data + n * w.row_bytes();
+  if (w.bits == 8) return row[e];
+  const uint8_t b = row[e / 2];
+  return e % 2 == 0 ? (b & 0x0F) : (b >> 4);
+}
+
+int zero_at(const BlockQuantizedMatrix& w, int64_t n, int64_t b) {
+  return w.zero_points ? w.zero_points[n * w.blocks + b] : w.default_zero;
+}
+
+// a [m, k] copied into rows of `width` >= k floats, zero beyond k.
+std::vector<float> padded_rows(const float* a, int64_t m, int64_t k, int64_t width) {
+  std::vector<float> p(size_t(m * width), 0.0f);
+  for (int64_t r = 0; r < m; ++r) std::copy(a + r * k, a + r * k + k, p.begin() + r * width);
+  return p;
+}
+
+// The definition of both arithmetics, one output at a time.
+void scalar_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, const float* bias,
+                   float* y, ActivationArithmetic arithmetic, int threads) {
+  const int64_t kp = w.padded_k();
+  const std::vector<float> ap = padded_rows(a, m, w.k, kp);
+  std::vector<int8_t> qa;
+  std::vector<float> sa;
+  if (arithmetic == ActivationArithmetic::kInt8PerBlock) {
+    qa.resize(size_t(m * kp));
+    sa.resize(size_t(m * w.blocks));
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t b = 0; b < w.blocks; ++b) {
+        const int64_t o = r * kp + b * w.block;
+        sa[size_t(r * w.blocks + b)] =
+            quantize_activation_block(&ap[size_t(o)], w.block, &qa[size_t(o)]);
+      }
+    }
+  }
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (int64_t n = 0; n < w.n; ++n) {
+    for (int64_t r = 0; r < m; ++r) {
+      float acc = 0.0f;
+      for (int64_t b = 0; b < w.blocks; ++b) {
+        const int z = zero_at(w, n, b);
+        const float s = w.scales[n * w.blocks + b];
+        const int64_t o = b * w.block;
+        if (arithmetic == ActivationArithmetic::kInt8PerBlock) {
+          int32_t dot = 0;
+          for (int64_t e = 0; e < w.block; ++e) {
+            dot += int32_t(qa[size_t(r * kp + o + e)]) * (weight_at(w, n, o + e) - z);
+          }
+          acc += sa[size_t(r * w.blocks + b)] * s * float(dot);
+        } else {
+          float dot = 0.0f;
+          for (int64_t e = 0; e < w.block; ++e) {
+            dot += ap[size_t(r * kp + o + e)] * float(weight_at(w, n, o + e) - z);
+          }
+          acc += s * dot;
+        }
+      }
+      y[r * w.n + n] = acc + (bias ? bias[n] : 0.0f);
+    }
+  }
+}
+
+#define WNN_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")))
+
+// ---- float32 arithmetic, AVX-512 ----
+
+// Sixteen weights of an 8-bit row from element e, as float q - zero.
+WNN_AVX512 inline __m512 weights16(const uint8_t* row, int64_t e, __m512i zero) {
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + e));
+  return _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepu8_epi32(bytes), zero));
+}
+
+// Thirty-two weights of a 4-bit row from element e (16 bytes), as float q - zero, in order.
+WNN_AVX512 inline void weights32(const uint8_t* row, int64_t e, __m512i zero, __m512& first,
+                                 __m512& second) {
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + e / 2));
+  const __m128i mask = _mm_set1_epi8(0x0F);
+  const __m128i lo = _mm_and_si128(packed, mask);
+  const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
+  // Interleaved back into element order: lo0 hi0 lo1 hi1 ...
+  first =
+      _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_unpacklo_epi8(lo, hi)), zero));
+  second =
+      _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_unpackhi_epi8(lo, hi)), zero));
+}
+
+// Sixteen weights of a 4-bit row from element e (8 bytes), for blocks of 16.
+WNN_AVX512 inline __m512 weights16_of_4bit(const uint8_t* row, int64_t e, __m512i zero) {
+  const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + e / 2));
+  const __m128i mask = _mm_set1_epi8(0x0F);
+  const __m128i lo = _mm_and_si128(packed, mask);
+  const __m128i hi = _mm_and_si128(_mm_srli_epi16(packed, 4), mask);
+  return _mm512_cvtepi32_ps(
+      _mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_unpacklo_epi8(lo, hi)), zero));
+}
+
+// Rows [r0, r0 + MR) of the padded a times weight row n.
+template <int MR, int BITS>
+WNN_AVX512 void float_rows(const float* ap, int64_t kp, int64_t r0, const BlockQuantizedMatrix& w,
+                           int64_t n, const float* bias, float* y) {
+  const uint8_t* row = w.data + n * w.row_bytes();
+  const float* scales = w.scales + n * w.blocks;
+  const uint8_t* zeros = w.zero_points ? w.zero_points + n * w.blocks : nullptr;
+  const int64_t block = w.block;
+  const float* a[MR];
+  __m512 acc[MR];
+  for (int r = 0; r < MR; ++r) {
+    a[r] = ap + (r0 + r) * kp;
+    acc[r] = _mm512_setzero_ps();
+  }
+  for (int64_t b = 0; b < w.blocks; ++b) {
+    const __m512i zero = _mm512_set1_epi32(zeros ? zeros[b] : w.default_zero);
+    __m512 dot[MR], dot2[MR];
+    for (int r = 0; r < MR; ++r) dot[r] = dot2[r] = _mm512_setzero_ps();
+    const int64_t end = (b + 1) * block;
+    int64_t e = b * block;
+    if (BITS == 8 || block == 16) {
+      for (; e < end; e += 16) {
+        const __m512 wv = BITS == 8 ? weights16(row, e, zero) : weights16_of_4bit(row, e, zero);
+        for (int r = 0; r < MR; ++r)
+          dot[r] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(a[r] + e), dot[r]);
+      }
+    } else {
+      for (; e < end; e += 32) {
+        __m512 w0, w1;
+        weights32(row, e, zero, w0, w1);
+        for (int r = 0; r < MR; ++r) {
+          dot[r] = _mm512_fmadd_ps(w0, _mm512_loadu_ps(a[r] + e), dot[r]);
+          dot2[r] = _mm512_fmadd_ps(w1, _mm512_loadu_ps(a[r] + e + 16), dot2[r]);
+        }
+      }
+    }
+    const __m512 s = _mm512_set1_ps(scales[b]);
+    for (int r = 0; r < MR; ++r)
+      acc[r] = _mm512_fmadd_ps(_mm512_add_ps(dot[r], dot2[r]), s, acc[r]);
+  }
+  for (int r = 0; r < MR; ++r) {
+    y[(r0 + r) * w.n + n] = _mm512_reduce_add_ps(acc[r]) + (bias ? bias[n] : 0.0f);
+  }
+}
+
+// ---- int8 arithmetic (accuracy_level 4), AVX-512 VNNI ----
+//
+// K is walked in chunks of 64 elements, one vpdpbusd each: 4-bit rows give 32 bytes per chunk,
+// spread as [low nibbles | high nibbles] (elements 0, 2, .., 62 then 1, 3, .., 63), so the
+// quantized activations are stored in that order; 8-bit rows are 64 bytes in element order.
+// Lane l of the int32 result sums four elements of one block; kLaneBlock gives which block of
+// the chunk, and scales and zero points are spread over the lanes by a permute.
+
+struct Int8Activations {
+  int64_t chunks = 0;
+  std::vector<int8_t> q;          // [m, chunks * 64], in the chunk order above
+  std::vector<float> lane_scale;  // [m, chunks, 16]: the scale of each lane's block
+  std::vector<float> lane_sum;    // [m, chunks, 16]: the sum of each lane's four q
+  // Per chunk, the same for every row of the weight (no division in the inner loop):
+  std::vector<int64_t> first_block;     // its first block
+  std::vector<uint16_t> block_mask;     // its blocks (bit i: first_block + i < blocks)
+  alignas(64) int32_t lane_blocks[16];  // per lane, its block after first_block
+};
+
+// The block (within its chunk) of lane l's elements.
+int lane_block(int l, int bits, int64_t block) {
+  const int64_t first = bits == 4 ? 8 * (l % 8) : 4 * l;
+  return block >= 64 ? 0 : int(first / block);
+}
+
+int64_t chunk_first_block(int64_t c, int64_t block) { return c * 64 / block; }
+int chunk_block_count(int64_t c, const BlockQuantizedMatrix& w) {
+  const int64_t per_chunk = w.block >= 64 ? 1 : 64 / w.block;
+  return int(std::min(per_chunk, w.blocks - chunk_first_block(c, w.block)));
+}
+
+Int8Activations quantize_activations(const float* a, int64_t m, const BlockQuantizedMatrix& w) {
+  Int8Activations qa;
+  const int64_t kp = w.padded_k();
+  qa.chunks = (kp + 63) / 64;
+  const int64_t width = qa.chunks * 64;
+  const std::vector<float> ap = padded_rows(a, m, w.k, width);
+  std::vector<int8_t> natural(static_cast<size_t>(width));
+  std::vector<float> scale(size_t(w.blocks));
+  qa.q.assign(size_t(m * width), 0);
+  qa.lane_scale.assign(size_t(m * qa.chunks * 16), 0.0f);
+  qa.lane_sum.assign(size_t(m * qa.chunks * 16), 0.0f);
+  for (int l = 0; l < 16; ++l) qa.lane_blocks[l] = lane_block(l, w.bits, w.block);
+  for (int64_t c = 0; c < qa.chunks; ++c) {
+    qa.first_block.push_back(chunk_first_block(c, w.block));
+    qa.block_mask.push_back(uint16_t((1u << chunk_block_count(c, w)) - 1));
+  }
+  for (int64_t r = 0; r < m; ++r) {
+    std::fill(natural.begin(), natural.end(), int8_t(0));
+    for (int64_t b = 0; b < w.blocks; ++b) {
+      scale[size_t(b)] = quantize_activation_block(&ap[size_t(r * width + b * w.block)], w.block,
+                                                   &natural[size_t(b * w.block)]);
+    }
+    int8_t* q = &qa.q[size_t(r * width)];
+    for (int64_t c = 0; c < qa.chunks; ++c) {
+      for (int j = 0; j < 64; ++j) {
+        const int64_t e = w.bits == 4 ? (j < 32 ? 2 * j : 2 * (j - 32) + 1) : j;
+        q[c * 64 + j] = natural[size_t(c * 64 + e)];
+      }
+      const int64_t b0 = chunk_first_block(c, w.block);
+      for (int l = 0; l < 16; ++l) {
+        const int64_t b = b0 + lane_block(l, w.bits, w.block);
+        const size_t o = size_t((r * qa.chunks + c) * 16 + l);
+        qa.lane_scale[o] = b < w.blocks ? scale[size_t(b)] : 0.0f;
+        int sum = 0;
+        for (int j = 0; j < 4; ++j) sum += q[c * 64 + 4 * l + j];
+        qa.lane_sum[o] = float(sum);
+      }
+    }
+  }
+  return qa;
+}
+
+// The weight bytes of chunk c, as 64 unsigned elements in the chunk order; the last chunk of a
+// row may hold fewer bytes than a chunk (masked: nothing past the row is read).
+template <int BITS>
+WNN_AVX512 inline __m512i weight_chunk(const uint8_t* row, int64_t c, int64_t left) {
+  if constexpr (BITS == 4) {
+    const __m256i packed =
+        left >= 32 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + c * 32))
+                   : _mm256_maskz_loadu_epi8(__mmask32((uint64_t(1) << left) - 1), row + c * 32);
+    const __m512i both =
+        _mm512_inserti64x4(_mm512_castsi256_si512(packed), _mm256_srli_epi16(packed, 4), 1);
+    return _mm512_and_si512(both, _mm512_set1_epi8(0x0F));
+  } else {
+    return left >= 64 ? _mm512_loadu_si512(row + c * 64)
+                      : _mm512_maskz_loadu_epi8((__mmask64(1) << left) - 1, row + c * 64);
+  }
+}
+
+template <int MR, int BITS, bool ZERO_POINTS>
+WNN_AVX512 void int8_rows(const Int8Activations& qa, int64_t r0, const BlockQuantizedMatrix& w,
+                          int64_t n, const float* bias, float* y) {
+  const uint8_t* row = w.data + n * w.row_bytes();
+  const int64_t row_bytes = w.row_bytes(), chunks = qa.chunks;
+  constexpr int64_t kChunkBytes = BITS == 4 ? 32 : 64;
+  const __m512i lanes = _mm512_load_si512(qa.lane_blocks);
+  const float* scales = w.scales + n * w.blocks;
+  const uint8_t* zeros = ZERO_POINTS ? w.zero_points + n * w.blocks : nullptr;
+  const int64_t* first_block = qa.first_block.data();
+  const uint16_t* block_mask = qa.block_mask.data();
+  const int8_t* q[MR];
+  const float *lane_sum[MR], *lane_scale[MR];
+  __m512 acc[MR];
+  for (int r = 0; r < MR; ++r) {
+    q[r] = qa.q.data() + (r0 + r) * chunks * 64;
+    lane_sum[r] = qa.lane_sum.data() + (r0 + r) * chunks * 16;
+    lane_scale[r] = qa.lane_scale.data() + (r0 + r) * chunks * 16;
+    acc[r] = _mm512_setzero_ps();
+  }
+  __m512 z = _mm512_set1_ps(float(w.default_zero));
+  for (int64_t c = 0; c < chunks; ++c) {
+    const __m512i wv = weight_chunk<BITS>(row, c, row_bytes - c * kChunkBytes);
+    const int64_t b0 = first_block[c];
+    const __mmask16 bmask = block_mask[c];
+    const __m512 s = _mm512_permutexvar_ps(lanes, _mm512_maskz_loadu_ps(bmask, scales + b0));
+    if constexpr (ZERO_POINTS) {
+      const __m128i zb = _mm_maskz_loadu_epi8(bmask, zeros + b0);
+      z = _mm512_permutexvar_ps(lanes, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(zb)));
+    }
+    for (int r = 0; r < MR; ++r) {
+      const __m512i dot =
+          _mm512_dpbusd_epi32(_mm512_setzero_si512(), wv, _mm512_loadu_si512(q[r] + c * 64));
+      // The exact block product: sum q_a * q_w - zero * sum q_a.
+      const __m512 exact =
+          _mm512_fnmadd_ps(z, _mm512_loadu_ps(lane_sum[r] + c * 16), _mm512_cvtepi32_ps(dot));
+      acc[r] =
+          _mm512_fmadd_ps(exact, _mm512_mul_ps(s, _mm512_loadu_ps(lane_scale[r] + c * 16)), acc[r]);
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    y[(r0 + r) * w.n + n] = _mm512_reduce_add_ps(acc[r]) + (bias ? bias[n] : 0.0f);
+  }
+}
+
+template <typename Rows>
+void over_rows(int64_t m, int64_t n_total, int threads, const Rows& rows) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (int64_t n = 0; n < n_total; ++n) {
+    int64_t r = 0;
+    for (; r + 4 <= m; r += 4) rows(std::integral_constant<int, 4>{}, r, n);
+    for (; r + 2 <= m; r += 2) rows(std::integral_constant<int, 2>{}, r, n);
+    if (r < m) rows(std::integral_constant<int, 1>{}, r, n);
+  }
+}
+
+void avx512_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, const float* bias,
+                   float* y, ActivationArithmetic arithmetic, int threads) {
+  if (arithmetic == ActivationArithmetic::kInt8PerBlock) {
+    const Int8Activations qa = quantize_activations(a, m, w);
+    auto run = [&](auto bits, auto zero_points) {
+      over_rows(m, w.n, threads, [&](auto mr, int64_t r, int64_t n) {
+        int8_rows<decltype(mr)::value, decltype(bits)::value, decltype(zero_points)::value>(
+            qa, r, w, n, bias, y);
+      });
+    };
+    using Four = std::integral_constant<int, 4>;
+    using Eight = std::integral_constant<int, 8>;
+    using Yes = std::true_type;
+    using No = std::false_type;
+    if (w.bits == 4) {
+      w.zero_points ? run(Four{}, Yes{}) : run(Four{}, No{});
+    } else {
+      w.zero_points ? run(Eight{}, Yes{}) : run(Eight{}, No{});
+    }
+    return;
+  }
+  const int64_t kp = w.padded_k();
+  const std::vector<float> ap = padded_rows(a, m, w.k, kp);
+  auto run = [&](auto bits) {
+    over_rows(m, w.n, threads, [&](auto mr, int64_t r, int64_t n) {
+      float_rows<decltype(mr)::value, decltype(bits)::value>(ap.data(), kp, r, w, n, bias, y);
+    });
+  };
+  w.bits == 4 ? run(std::integral_constant<int, 4>{}) : run(std::integral_constant<int, 8>{});
+}
+
+}  // namespace
+
+BlockMatmulIsa best_block_matmul_isa() {
+  static const bool avx512 =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512vnni");
+  return avx512 ? BlockMatmulIsa::kAvx512 : BlockMatmulIsa::kScalar;
+}
+
+std::string_view isa_name(BlockMatmulIsa isa) {
+  return isa == BlockMatmulIsa::kAvx512 ? "avx512_vnni" : "scalar";
+}
+
+float quantize_activation_block(const float* x, int64_t count, int8_t* q) {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < count; ++i) amax = std::max(amax, std::fabs(x[i]));
+  const float scale = std::max(amax / 127.0f, std::numeric_limits<float>::min());
+  for (int64_t i = 0; i < count; ++i) {
+    q[i] = int8_t(std::clamp(std::nearbyint(x[i] / scale), -128.0f, 127.0f));
+  }
+  return scale;
+}
+
+void block_quantized_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w,
+                            const float* bias, float* y, ActivationArithmetic arithmetic,
+                            int threads, BlockMatmulIsa isa) {
+  // The AVX-512 float path walks blocks in steps of 16 elements.
+  if (isa == BlockMatmulIsa::kAvx512 && w.block % 16 == 0) {
+    avx512_matmul(a, m, w, bias, y, arithmetic, threads);
+  } else {
+    scalar_matmul(a, m, w, bias, y, arithmetic, threads);
+  }
+}
+
+}  // namespace wnn::kernels

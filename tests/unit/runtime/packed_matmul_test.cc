@@ -1,0 +1,113 @@
+// The packed delegate: MatMulNBits' graph form (dequantizeLinear of a uint4/uint8 constant with
+// blocked scales, sliced to K, into gemm with bTranspose) runs as one packed-weight kernel, with
+// the same results as the reference kernels; a look-alike whose inner value is read elsewhere
+// stays on the other delegates, and nodes outside the pattern list no reason from it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "wnn/core/builder.h"
+#include "wnn/runtime/session.h"
+
+namespace wnn::runtime {
+namespace {
+
+std::mt19937& rng() {
+  static std::mt19937 r(20261202);
+  return r;
+}
+
+Tensor levels(DataType dtype, Shape shape, int top) {
+  Tensor t = Tensor::zeros(dtype, std::move(shape));
+  std::uniform_int_distribution<int> u(0, top);
+  for (int64_t i = 0; i < t.size(); ++i) t.mutable_view().as<uint8_t>()[i] = uint8_t(u(rng()));
+  return t;
+}
+
+Tensor floats(Shape shape, float lo, float hi) {
+  Tensor t = Tensor::zeros(DataType::kFloat32, std::move(shape));
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (int64_t i = 0; i < t.size(); ++i) t.mutable_view().as<float>()[i] = u(rng());
+  return t;
+}
+
+struct Built {
+  std::shared_ptr<const Graph> graph;
+  Tensor a;
+};
+
+// y = a [m, k] @ dequantize(w [n, blocks * block])[:, :k]^T + bias, as the converter writes it.
+// With `leak`, the dequantized weight is a graph output too.
+Built nbits_graph(int64_t m, int64_t n, int64_t k, int64_t block, DataType dtype, bool leak) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const int64_t blocks = (k + block - 1) / block, kp = blocks * block;
+  const int top = dtype == DataType::kUint4 ? 15 : 255;
+  Built out;
+  out.a = floats({m, k}, -2.0f, 2.0f);
+  const OperandId a = b.input("a", {DataType::kFloat32, {m, k}});
+  const OperandId w = b.constant("w", levels(dtype, {n, kp}, top));
+  const OperandId s = b.constant("s", floats({n, blocks}, -0.04f, 0.06f));
+  const OperandId z = b.constant("z", levels(dtype, {n, blocks}, top));
+  const OperandId bias = b.constant("bias", floats({n}, -1.0f, 1.0f));
+  const OperandId dq = b.add1(OpKind::kDequantizeLinear, {w, s, z});
+  OperandId wk = dq;
+  if (kp != k) wk = b.add1(OpKind::kSlice, {dq, IntList{0, 0}, IntList{n, k}});
+  const OperandId y = b.add1(OpKind::kGemm, {a, wk}, {{"bTranspose", true}, {"c", bias}}, "y");
+  b.output(y);
+  if (leak) b.output(dq);
+  out.graph = g;
+  return out;
+}
+
+size_t packed_regions(const Session& s) {
+  size_t count = 0;
+  for (const auto& r : s.execution_plan().partition.regions) count += r.delegate == "packed";
+  return count;
+}
+
+struct Shape4 {
+  int64_t m, n, k, block;
+  DataType dtype;
+};
+
+TEST(PackedMatmul, RunsMatMulNBitsFormAsOneKernelWithTheReferenceResult) {
+  for (const Shape4& c :
+       {Shape4{1, 37, 40, 16, DataType::kUint4},  // partial last block
+        Shape4{5, 21, 64, 32, DataType::kUint4}, Shape4{3, 18, 77, 32, DataType::kUint8},  // odd K
+        Shape4{2, 33, 128, 128, DataType::kUint4}}) {
+    SCOPED_TRACE(testing::Message()
+                 << "m " << c.m << " n " << c.n << " k " << c.k << " block " << c.block);
+    const Built built = nbits_graph(c.m, c.n, c.k, c.block, c.dtype, false);
+    Session ref(built.graph, {"ref", 1});
+    Session fast(built.graph, {"auto", 2});
+    ASSERT_EQ(packed_regions(fast), 1u);
+    const auto& region = fast.execution_plan().partition.regions[0];
+    EXPECT_EQ(region.nodes.size(), c.k % c.block == 0 ? 2u : 3u);  // dequantize, slice, gemm
+    const std::vector<NamedView> in = {{"a", built.a.view()}};
+    const auto want = ref.run(in);
+    const auto got = fast.run(in);
+    const float* g = got[0].tensor.view().as<float>();
+    const float* w = want[0].tensor.view().as<float>();
+    double largest = 0;
+    for (int64_t i = 0; i < want[0].tensor.size(); ++i) {
+      largest = std::max(largest, std::abs(double(w[i])));
+      ASSERT_NEAR(g[i], w[i], 1e-5 * (1 + std::abs(w[i]))) << i;
+    }
+    EXPECT_GT(largest, 0.5);
+  }
+}
+
+TEST(PackedMatmul, LeavesTheFormWhenItsDequantizedWeightIsReadElsewhere) {
+  const Built built = nbits_graph(2, 16, 32, 16, DataType::kUint4, true);
+  Session fast(built.graph, {"auto", 1});
+  EXPECT_EQ(packed_regions(fast), 0u);
+  // Refusals of the packed delegate name no reason: what the other delegates say is unchanged.
+  for (const auto& why : fast.execution_plan().partition.ref_reason) {
+    EXPECT_EQ(why.find("packed"), std::string::npos) << why;
+  }
+}
+
+}  // namespace
+}  // namespace wnn::runtime
