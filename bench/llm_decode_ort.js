@@ -13,6 +13,13 @@ const path = require('path');
 const ortDir = path.join(__dirname, '..', 'tools', 'ort-reference');
 const {callOrt, createSession, loadOrt, runMain} = require(path.join(ortDir, 'ort_session'));
 
+// This process's peak resident set (VmHWM): maxRSS (ru_maxrss) would include the parent's
+// high-water mark, which Linux carries across fork + exec.
+function peakRssKb() {
+  const m = /^VmHWM:\s+(\d+)/m.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) : process.resourceUsage().maxRSS;
+}
+
 const msSince = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 
 function argmaxRow(data, row, width) {
@@ -89,7 +96,7 @@ async function main(argv) {
   }
   process.stdout.write(JSON.stringify({
     load_ms: loadMs, prefill_ms: prefillMs, step_ms: stepMs, tokens,
-    max_rss_kb: process.resourceUsage().maxRSS,
+    max_rss_kb: peakRssKb(),
   }) + '\n');
 }
 
