@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 
 .PHONY: all deps build test test-sanitize test-robust ci demo docs bench bench-ort fuzz clean \
         format onnx-backend-test python-models-test models-test \
-        transformer-zoo real-models-test js-models-test
+        transformer-zoo real-models-test js-models-test bench-llm
 
 all: build
 
@@ -148,6 +148,19 @@ TRANSFORMERS ?=
 transformer-zoo:
 	/usr/bin/python3 tests/models/make_transformers.py $(BUILD)/transformer-zoo \
 	  $(if $(TRANSFORMERS),--only $(TRANSFORMERS),--size bench)
+
+# Prefill and greedy decode on the zoo decoders (bench/llm_decode.py): wnn (one conversion with
+# --phase prefill and decode over one weights file) and ONNX Runtime side by side in
+# alternating rounds, each in its own process: ms/token, tokens/s and peak RSS. LLM_MODELS
+# picks models of $(BUILD)/transformer-zoo (the bench decoders by default; the tiny ones, e.g.
+# LLM_MODELS=genai_tiny_fp32, are written on demand); LLM_FLAGS=--steps 64 --rounds 5 ...
+LLM_MODELS ?= genai_bench_fp32,optimum_bench_fp32,genai_bench_int4_gbq
+LLM_FLAGS ?=
+bench-llm: build
+	@for m in $(subst $(comma), ,$(LLM_MODELS)); do [ -f $(BUILD)/transformer-zoo/$$m.json ] || \
+	  /usr/bin/python3 tests/models/make_transformers.py $(BUILD)/transformer-zoo --only $$m || exit 1; done
+	/usr/bin/python3 bench/llm_decode.py $(BUILD) \
+	  $(foreach m,$(subst $(comma), ,$(LLM_MODELS)),$(BUILD)/transformer-zoo/$(m).onnx) $(LLM_FLAGS)
 
 format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i

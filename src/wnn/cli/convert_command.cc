@@ -72,6 +72,7 @@ const CommandRegistration registration{{
     "convert",
     "convert an ONNX model to .webnn + .safetensors, or a graph between text and JSON",
     "usage: wnn convert MODEL.onnx (-o DIR | --cache) [--validate] [options]\n"
+    "       wnn convert MODEL.onnx -o DIR --phase NAME:DIM=V,... --phase NAME:DIM=V,...\n"
     "       wnn convert MODEL.onnx --validate-cached [options]\n"
     "       wnn convert IN -o OUT\n\n"
     "ONNX: imports MODEL.onnx and writes DIR/MODEL.webnn and DIR/MODEL.safetensors. Every node\n"
@@ -79,6 +80,12 @@ const CommandRegistration registration{{
     "reason) and nothing is written.\n\n"
     "options for ONNX input:\n"
     "  -o, --output DIR            the output directory\n" WNN_CONVERSION_OPTIONS_HELP
+    "  --phase NAME:DIM=V[,DIM=V]  one graph per phase (two or more; repeatable), its dims\n"
+    "                              bound on top of --override-dim: writes DIR/MODEL.NAME.webnn\n"
+    "                              each and ONE DIR/MODEL.safetensors, a weight the phases\n"
+    "                              share stored once (e.g. a decoder's --phase\n"
+    "                              prefill:sequence_length=16,past_sequence_length=0 --phase\n"
+    "                              decode:sequence_length=1,past_sequence_length=127)\n"
     "  --cache                     write into the conversion cache instead of -o (keyed by the\n"
     "                              model's SHA-256, these options and the wnn version)\n"
     "  --validate                  then reload the written pair, run it and compare it with\n"

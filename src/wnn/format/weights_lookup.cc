@@ -31,17 +31,27 @@ std::unique_ptr<WeightsSource> open_weights_file(const std::string& path) {
 
 }  // namespace
 
+std::vector<std::string> weights_candidates(const std::string& graph_path) {
+  const std::string dir = directory_of(graph_path);
+  const std::string stem = stem_of(graph_path);
+  std::vector<std::string> names{"model.safetensors", stem + ".safetensors"};
+  // MODEL.PHASE.webnn (wnn convert --phase): the phases share MODEL.safetensors.
+  if (const size_t dot = stem.rfind('.'); dot != std::string::npos && dot > 0) {
+    names.push_back(stem.substr(0, dot) + ".safetensors");
+  }
+  names.push_back(stem + ".weights");
+  names.emplace_back("model.weights");
+  for (auto& name : names) name = sibling_path(dir, name);
+  return names;
+}
+
 std::unique_ptr<WeightsSource> open_weights_for(const std::string& graph_path,
                                                 const std::optional<std::string>& explicit_path) {
   if (explicit_path.has_value()) {
     check(is_regular_file(*explicit_path), "weights file '{}' does not exist", *explicit_path);
     return open_weights_file(*explicit_path);
   }
-  const std::string dir = directory_of(graph_path);
-  const std::string stem = stem_of(graph_path);
-  for (const std::string& name : {std::string("model.safetensors"), stem + ".safetensors",
-                                  stem + ".weights", std::string("model.weights")}) {
-    const std::string candidate = sibling_path(dir, name);
+  for (const std::string& candidate : weights_candidates(graph_path)) {
     if (is_regular_file(candidate)) return open_weights_file(candidate);
   }
   return nullptr;

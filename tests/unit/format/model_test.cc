@@ -7,6 +7,7 @@
 #include "wnn/core/atomic_file.h"
 #include "wnn/format/graph_file.h"
 #include "wnn/format/model.h"
+#include "wnn/format/shared_weights.h"
 
 namespace wnn::format {
 namespace {
@@ -136,6 +137,84 @@ TEST_F(ModelTest, LoadsRustnnPackedInt4WeightsAndSavesThemPacked) {
   EXPECT_EQ(std::memcmp(q2->data.data(), q->data.data(), 5), 0);
   const std::string saved = read_file(path("out/q.safetensors"));
   EXPECT_NE(saved.find(R"("rustnn.webnn.packed4":"1")"), std::string::npos);
+}
+
+// Two phase graphs of one model: the weight they agree on is stored once, the constant that
+// differs (a folded shape) gets a key of its own, and each graph reloads through the shared file.
+Graph phase_graph(int64_t rows, const std::vector<float>& w, const std::vector<int64_t>& shape) {
+  Graph g = parse_text(fmt::format(R"(webnn_graph "p" v1 {{
+  inputs {{ x: f32[{0}, 2]; }}
+  consts {{ w: f32[2, 3] @weights("w"); s: i64[2] @weights("shape"); }}
+  nodes {{ y = matmul(x, w); }}
+  outputs {{ y; s; }}
+}})",
+                                   rows),
+                       "p.webnn");
+  auto bind = [&](size_t i, const void* data, size_t bytes) {
+    Buffer b = Buffer::allocate(bytes);
+    std::memcpy(b.mutable_data(), data, bytes);
+    g.bind_constant(i, std::move(b));
+  };
+  bind(0, w.data(), w.size() * sizeof(float));
+  bind(1, shape.data(), shape.size() * sizeof(int64_t));
+  return g;
+}
+
+TEST_F(ModelTest, PhasesShareOneWeightsFile) {
+  const std::vector<float> w{1.5f, -2.0f, 0.0f, -0.25f, 3.0f, 7.0f};
+  Graph prefill = phase_graph(5, w, {5, -3});
+  Graph decode = phase_graph(1, w, {1, -3});
+  Graph* graphs[] = {&prefill, &decode};
+  const std::string names[] = {"prefill", "decode"};
+  EXPECT_EQ(give_distinct_keys(graphs, names), 1u);
+  EXPECT_EQ(prefill.constants()[1].key, "shape");
+  EXPECT_EQ(decode.constants()[0].key, "w");
+  EXPECT_EQ(decode.constants()[1].key, "shape.decode");
+  const GraphToSave saves[] = {{&prefill, path("m.prefill.webnn")},
+                               {&decode, path("m.decode.webnn")}};
+  save_models(saves, path("m.safetensors"));
+  const std::string file = read_file(path("m.safetensors"));
+  EXPECT_EQ(file.find("\"w\""), file.rfind("\"w\""));  // stored once
+  EXPECT_NE(file.find("\"shape.decode\""), std::string::npos);
+
+  const Model a = load_model(path("m.prefill.webnn"));
+  const Model b = load_model(path("m.decode.webnn"));
+  EXPECT_EQ(a.weights_path, path("m.safetensors"));
+  EXPECT_EQ(b.weights_path, path("m.safetensors"));
+  const auto shape_of = [](const Model& m) {
+    const auto* c = m.graph.constant_of(*m.graph.find("s"));
+    std::vector<int64_t> v(2);
+    std::memcpy(v.data(), c->data.data(), sizeof(int64_t) * 2);
+    return v;
+  };
+  EXPECT_EQ(shape_of(a), (std::vector<int64_t>{5, -3}));
+  EXPECT_EQ(shape_of(b), (std::vector<int64_t>{1, -3}));
+  // Both loads view one mapping of the file: the shared weight has one address.
+  const auto* wa = a.graph.constant_of(*a.graph.find("w"));
+  const auto* wb = b.graph.constant_of(*b.graph.find("w"));
+  EXPECT_EQ(wa->data.data(), wb->data.data());
+  EXPECT_EQ(std::memcmp(wa->data.data(), w.data(), w.size() * sizeof(float)), 0);
+
+  // A key clash within one graph's own renames: a third phase differing again gets its own key.
+  Graph third = phase_graph(2, w, {2, -3});
+  Graph* three[] = {&prefill, &decode, &third};
+  const std::string three_names[] = {"prefill", "decode", "decode"};
+  EXPECT_EQ(give_distinct_keys(three, three_names), 1u);
+  EXPECT_EQ(third.constants()[1].key, "shape.decode2");
+}
+
+TEST_F(ModelTest, PhasesWithDifferentWeightsUnderOneKeyAreKeptApart) {
+  Graph a = phase_graph(3, {1, 2, 3, 4, 5, 6}, {3, 2});
+  Graph b = phase_graph(3, {1, 2, 3, 4, 5, -6}, {3, 2});
+  Graph* graphs[] = {&a, &b};
+  const std::string names[] = {"one", "two"};
+  EXPECT_EQ(give_distinct_keys(graphs, names), 1u);
+  EXPECT_EQ(b.constants()[0].key, "w.two");
+  EXPECT_EQ(b.constants()[1].key, "shape");
+  // Without the renames the file cannot hold both.
+  Graph c = phase_graph(3, {0, 2, 3, 4, 5, 6}, {3, 2});
+  const GraphToSave clash[] = {{&a, path("x.one.webnn")}, {&c, path("x.two.webnn")}};
+  EXPECT_THROW(save_models(clash, path("x.safetensors")), Error);
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -117,6 +119,72 @@ TEST(DelegateSession, ScalarAndEmptyValuesStayOffXnnpack) {
     ASSERT_EQ(out.size(), 2u);
     EXPECT_EQ(*out[0].tensor.view().as<float>(), -2.0f) << backend;
     EXPECT_EQ(out[1].tensor.shape, (Shape{3, 0})) << backend;
+  }
+}
+
+// A decoder's prefill reads an empty past ([1, kv, 0, hd]): attention over concat(past, new)
+// must equal attention over the new keys alone on every backend, and a matmul contracting a
+// zero-length axis is zeros. The empty values reach concat, matmul and softmax.
+TEST(DelegateSession, ZeroLengthPastInConcatMatmulAndSoftmax) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const auto q = b.input("q", {DataType::kFloat32, {1, 2, 3, 4}});
+  const auto k = b.input("k", {DataType::kFloat32, {1, 2, 3, 4}});
+  const auto past = b.input("past", {DataType::kFloat32, {1, 2, 0, 4}});
+  const auto keys =
+      b.add1(OpKind::kConcat, {std::vector<OperandId>{past, k}, int64_t(2)}, {}, "present");
+  const auto kt =
+      b.add1(OpKind::kTranspose, {keys}, {{"permutation", std::vector<int64_t>{0, 1, 3, 2}}});
+  const auto scores = b.add1(OpKind::kMatmul, {q, kt});
+  const auto probs = b.add1(OpKind::kSoftmax, {scores, int64_t(3)});
+  b.output(b.add1(OpKind::kMatmul, {probs, keys}, {}, "attn"));
+  // Empty contraction: [1, 2, 3, 0] x [1, 2, 0, 4] = zeros; softmax keeps an empty axis empty.
+  const auto past_t =
+      b.add1(OpKind::kTranspose, {past}, {{"permutation", std::vector<int64_t>{0, 1, 3, 2}}});
+  const auto empty_scores = b.add1(OpKind::kMatmul, {q, past_t}, {}, "empty_scores");
+  b.output(b.add1(OpKind::kSoftmax, {empty_scores, int64_t(3)}, {}, "empty_probs"));
+  b.output(b.add1(OpKind::kMatmul, {past_t, past}, {}, "zeros"));
+  b.output(keys);
+
+  const Tensor qv = seeded({1, 2, 3, 4}, 41, -2, 3), kv = seeded({1, 2, 3, 4}, 42, -3, 2);
+  const Tensor pv = Tensor::zeros(DataType::kFloat32, {1, 2, 0, 4});
+  const std::vector<NamedView> in = {{"q", qv.view()}, {"k", kv.view()}, {"past", pv.view()}};
+  // The expected attention, by hand: softmax(q k^T) k per head.
+  const float* qd = qv.view().as<float>();
+  const float* kd = kv.view().as<float>();
+  std::vector<float> want(24);
+  for (int h = 0; h < 2; ++h) {
+    for (int i = 0; i < 3; ++i) {
+      float s[3], m = -1e30f, sum = 0;
+      for (int j = 0; j < 3; ++j) {
+        s[j] = 0;
+        for (int d = 0; d < 4; ++d) s[j] += qd[(h * 3 + i) * 4 + d] * kd[(h * 3 + j) * 4 + d];
+        m = std::max(m, s[j]);
+      }
+      for (float& x : s) sum += (x = std::exp(x - m));
+      for (int d = 0; d < 4; ++d) {
+        float acc = 0;
+        for (int j = 0; j < 3; ++j) acc += s[j] / sum * kd[(h * 3 + j) * 4 + d];
+        want[(h * 3 + i) * 4 + d] = acc;
+      }
+    }
+  }
+  for (const char* backend : {"ref", "onednn", "xnnpack", "auto"}) {
+    const Session session(g, {backend, 2, true, false});
+    const auto out = session.run(in);
+    ASSERT_EQ(out.size(), 4u) << backend;
+    ASSERT_EQ(out[0].name, "attn");
+    const float* attn = out[0].tensor.view().as<float>();
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR(attn[i], want[i], 1e-5 + 1e-5 * std::abs(want[i])) << backend << " " << i;
+    }
+    EXPECT_EQ(out[1].tensor.shape, (Shape{1, 2, 3, 0})) << backend;
+    ASSERT_EQ(out[2].tensor.shape, (Shape{1, 2, 4, 4})) << backend;
+    // [1, 2, 4, 0] x [1, 2, 0, 4]: a sum of no products, 0 everywhere (not left uninitialized).
+    const float* z = out[2].tensor.view().as<float>();
+    for (int64_t i = 0; i < out[2].tensor.size(); ++i) EXPECT_EQ(z[i], 0.0f) << backend << " " << i;
+    ASSERT_EQ(out[3].tensor.shape, (Shape{1, 2, 3, 4})) << backend;
+    EXPECT_EQ(std::memcmp(out[3].tensor.view().as<float>(), kd, 24 * sizeof(float)), 0) << backend;
   }
 }
 
