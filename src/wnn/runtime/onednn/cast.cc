@@ -8,22 +8,18 @@
 #include <omp.h>
 
 #include "wnn/passes/integer_valued.h"
+#include "wnn/passes/pattern_match.h"
 #include "wnn/runtime/onednn/region_builder.h"
 
 namespace wnn::runtime::onednn {
 
 namespace {
 
-const Node* producer_of(const Graph& g, OperandId id) {
-  const Operand& o = g.operand(id);
-  return o.kind == OperandKind::kNodeOutput ? &g.nodes()[o.producer] : nullptr;
-}
-
 // An integer product carried in float32: a conv2d of an integer-valued input and filter, or a
 // matmul of integer-valued operands. Its float32 sum of integers is an integer whatever its
 // rounding (every float32 past 2^24 is one).
 bool integer_product(const Graph& g, OperandId id) {
-  const Node* p = producer_of(g, id);
+  const Node* p = passes::producer(g, id);
   if (p && p->op() == OpKind::kMatmul) {
     return passes::integer_valued(g, *p->attrs.get_operand("a")) &&
            passes::integer_valued(g, *p->attrs.get_operand("b"));
@@ -36,10 +32,10 @@ bool integer_product(const Graph& g, OperandId id) {
 // A clamp to [0, 255] of an integer-valued operand (DynamicQuantizeLinear's codes), or the
 // rounding of a clamp to [0, 255] (its zero point, roundEven(clamp(-min / scale, 0, 255))).
 bool uint8_codes(const Graph& g, OperandId id) {
-  const Node* p = producer_of(g, id);
+  const Node* p = passes::producer(g, id);
   const bool rounded =
       p && (p->op() == OpKind::kRoundEven || p->op() == OpKind::kFloor || p->op() == OpKind::kCeil);
-  if (rounded) p = producer_of(g, p->inputs[0]);
+  if (rounded) p = passes::producer(g, p->inputs[0]);
   return p && p->op() == OpKind::kClamp && p->attrs.get_float("minValue") >= 0 &&
          p->attrs.get_float("maxValue") <= 255 &&
          (rounded || passes::integer_valued(g, p->inputs[0]));

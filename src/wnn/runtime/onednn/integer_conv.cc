@@ -22,11 +22,6 @@ namespace {
 using dnnl::memory;
 using tag = memory::format_tag;
 
-const Node* producer_of(const Graph& g, OperandId id) {
-  const Operand& o = g.operand(id);
-  return o.kind == OperandKind::kNodeOutput ? &g.nodes()[o.producer] : nullptr;
-}
-
 // Whether `id` is one element holding an integer in [0, 255]: a cast from uint8 (through
 // reshapes), or a constant with such a value.
 bool uint8_valued_scalar(const Graph& g, OperandId id) {
@@ -36,7 +31,7 @@ bool uint8_valued_scalar(const Graph& g, OperandId id) {
       const std::optional<float> v = passes::scalar_constant(g, id);
       return v && *v == std::floor(*v) && *v >= 0 && *v <= 255;
     }
-    const Node* p = producer_of(g, id);
+    const Node* p = passes::producer(g, id);
     if (!p) return false;
     if (p->op() == OpKind::kReshape || p->op() == OpKind::kIdentity) {
       id = p->inputs[0];
@@ -54,12 +49,12 @@ struct CenteredCodes {
 };
 std::optional<CenteredCodes> centered_codes(const Graph& g, OperandId x) {
   CenteredCodes r;
-  const Node* p = producer_of(g, x);
+  const Node* p = passes::producer(g, x);
   if (p && p->op() == OpKind::kSub && uint8_valued_scalar(g, p->inputs[1])) {
     r.zero_point = p->inputs[1];
     r.nodes.push_back(g.operand(x).producer);
     x = p->inputs[0];
-    p = producer_of(g, x);
+    p = passes::producer(g, x);
   }
   if (!p || p->op() != OpKind::kCast || g.desc(p->inputs[0]).dtype != DataType::kUint8)
     return std::nullopt;
