@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "wnn/core/error.h"
+#include "wnn/passes/activation_chains.h"
 #include "wnn/passes/pattern_match.h"
 #include "wnn/runtime/onednn/epilogue.h"
 
@@ -114,20 +115,32 @@ void define_binary(RegionBuilder& b, const Node& n) {
 // pow(x, 2) with a one-element constant exponent: eltwise_square, x * x, the correctly rounded
 // square the reference kernel's powf gives. Other exponents stay on the reference kernels:
 // oneDNN's general eltwise_pow does not promise powf's results (nor its edge cases, such as
-// pow(-0, 0.5) = +0 against sqrt's -0).
+// pow(-0, 0.5) = +0 against sqrt's -0). pow(x, 3) inside a tanh-gelu chain is claimed too: the
+// chain runs as one eltwise_gelu_tanh (define_pow refuses it anywhere else).
 Support pow_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   if (g.desc(n.inputs[0]).shape != g.desc(n.outputs[0]).shape || g.desc(n.inputs[0]).shape.empty())
     return Support::no("the base broadcasts or is a scalar");
-  if (passes::scalar_constant(g, n.inputs[1]) != 2.0f)
-    return Support::no("the exponent is not the one-element constant 2");
+  const auto exponent = passes::scalar_constant(g, n.inputs[1]);
+  const uint32_t index = uint32_t(&n - g.nodes().data());
+  if (exponent == 3.0f && passes::activation_containing(g, passes::uses_of(g), index))
+    return Support::yes();
+  if (exponent != 2.0f)
+    return Support::no("the exponent is not the one-element constant 2 (nor 3 in a tanh-gelu)");
   if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
     return Support::no("rank above oneDNN's 12");
   return Support::yes();
 }
 
 void define_pow(RegionBuilder& b, const Node& n) {
-  define_eltwise_of(b, n, n.inputs[0], {algorithm::eltwise_square, 0, 0});
+  if (passes::scalar_constant(b.graph(), n.inputs[1]) == 2.0f) {
+    define_eltwise_of(b, n, n.inputs[0], {algorithm::eltwise_square, 0, 0});
+    return;
+  }
+  // pow(x, 3) of a tanh-gelu whose chain the partition split: computed, and refused (the node
+  // goes back to the reference kernels).
+  define_eltwise_of(b, n, n.inputs[0], {algorithm::eltwise_pow, 1, 3});
+  b.refuse("pow(x, 3) outside a whole tanh-gelu chain");
 }
 
 void define_softmax(RegionBuilder& b, const Node& n) {
@@ -143,10 +156,17 @@ void define_softmax(RegionBuilder& b, const Node& n) {
 
 }  // namespace
 
+void define_activation(RegionBuilder& b, const passes::ActivationChain& a) {
+  const Node& root = b.graph().nodes()[a.nodes.back()];
+  define_eltwise_of(b, root, a.x, activation_eltwise(a.kind));
+  for (uint32_t k : a.nodes) b.mark_fused(k);
+}
+
 void register_elementwise(Table& t) {
-  for (OpKind op : {OpKind::kRelu, OpKind::kLeakyRelu, OpKind::kSigmoid, OpKind::kTanh,
-                    OpKind::kElu, OpKind::kGelu, OpKind::kHardSwish, OpKind::kClamp, OpKind::kAbs,
-                    OpKind::kSqrt, OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear}) {
+  for (OpKind op :
+       {OpKind::kRelu, OpKind::kLeakyRelu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kElu,
+        OpKind::kGelu, OpKind::kHardSwish, OpKind::kClamp, OpKind::kAbs, OpKind::kSqrt,
+        OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear, OpKind::kSoftplus}) {
     t[size_t(op)] = {eltwise_supports, define_eltwise};
   }
   for (OpKind op :
