@@ -98,6 +98,23 @@ std::optional<ActivationChain> match_activation(const Graph& g, const Uses& u, c
       if (const Node* s = m.inner(b, OpKind::kSigmoid); s && s->inputs[0] == a)
         return done(m, Activation::kSilu, a);
     }
+    // swish: x * sigmoid(beta * x)
+    {
+      Matcher m{g, u, {}};
+      const Node* s = m.inner(b, OpKind::kSigmoid);
+      const Node* scaled = s ? m.inner(s->inputs[0], OpKind::kMul) : nullptr;
+      OperandId x;
+      if (scaled) {
+        for (int j : {0, 1}) {
+          if (auto c = scalar_constant(g, scaled->inputs[size_t(j)]);
+              c && std::isfinite(*c) && scaled->inputs[size_t(1 - j)] == a) {
+            auto r = done(m, Activation::kSilu, a);
+            if (r) r->beta = *c;
+            return r;
+          }
+        }
+      }
+    }
     // mish: x * tanh(softplus(x))
     {
       Matcher m{g, u, {}};
@@ -133,14 +150,17 @@ std::optional<ActivationChain> match_activation(const Graph& g, const Uses& u, c
   return std::nullopt;
 }
 
-std::optional<ActivationChain> activation_containing(const Graph& g, const Uses& u,
-                                                     uint32_t start) {
-  // The longest chain (tanh-gelu from its x^3) has 8 nodes after the first.
+namespace {
+
+// The match of `match` whose nodes include `start`: its root is looked for among the nodes after
+// `start` through sole readers (the longest chain, tanh-gelu from its x^3, has 8 after it).
+template <typename Match>
+auto containing(const Graph& g, const Uses& u, uint32_t start, Match match)
+    -> decltype(match(g.nodes()[start])) {
   uint32_t n = start;
   for (int step = 0; step < 10; ++step) {
     const Node& node = g.nodes()[n];
-    if (auto a = match_activation(g, u, node);
-        a && std::binary_search(a->nodes.begin(), a->nodes.end(), start))
+    if (auto a = match(node); a && std::binary_search(a->nodes.begin(), a->nodes.end(), start))
       return a;
     if (node.outputs.size() != 1) return std::nullopt;
     const OperandId out = node.outputs[0];
@@ -148,6 +168,127 @@ std::optional<ActivationChain> activation_containing(const Graph& g, const Uses&
     n = uint32_t(u.reader[out.index]);
   }
   return std::nullopt;
+}
+
+// Shape without its leading 1s.
+Shape trimmed(std::span<const int64_t> s) {
+  size_t i = 0;
+  while (i < s.size() && s[i] == 1) ++i;
+  return Shape(s.begin() + long(i), s.end());
+}
+
+}  // namespace
+
+std::optional<ActivationChain> activation_containing(const Graph& g, const Uses& u,
+                                                     uint32_t start) {
+  return containing(g, u, start, [&](const Node& n) { return match_activation(g, u, n); });
+}
+
+std::optional<RmsNormChain> match_rms_norm(const Graph& g, const Uses& u, const Node& root) {
+  if (root.outputs.size() != 1 || g.desc(root.outputs[0]).dtype != DataType::kFloat32)
+    return std::nullopt;
+  Matcher m{g, u, {}};
+  const uint32_t root_index = uint32_t(&root - g.nodes().data());
+  const auto& shape = g.desc(root.outputs[0]).shape;
+  // The normalization itself: div(x, s) or x * reciprocal(s) / x * (1 / s). Sets x, s.
+  auto core = [&](const Node& n, OperandId& x, OperandId& s) {
+    if (n.op() == OpKind::kDiv) {
+      x = n.inputs[0];
+      s = n.inputs[1];
+      return true;
+    }
+    if (n.op() != OpKind::kMul) return false;
+    for (int i : {0, 1}) {
+      const OperandId r = n.inputs[size_t(1 - i)];
+      const Node* p = producer(g, r);
+      if (!p || u.count[r.index] != 1) continue;
+      if (p->op() == OpKind::kReciprocal) {
+        s = p->inputs[0];
+      } else if (p->op() == OpKind::kDiv && near(scalar_constant(g, p->inputs[0]), 1.0)) {
+        s = p->inputs[1];
+      } else {
+        continue;
+      }
+      m.inner(r, p->op());
+      x = n.inputs[size_t(i)];
+      return true;
+    }
+    return false;
+  };
+  OperandId x, s, gamma_operand;
+  std::vector<float> gamma;
+  bool matched = core(root, x, s) && producer(g, s) && producer(g, s)->op() == OpKind::kSqrt;
+  if (!matched && root.op() == OpKind::kMul) {
+    m.nodes.clear();
+    for (int i : {0, 1}) {
+      const OperandId nv = root.inputs[size_t(i)], gv = root.inputs[size_t(1 - i)];
+      const Node* n = producer(g, nv);
+      const ConstantInfo* c = g.constant_of(gv);
+      if (!n || u.count[nv.index] != 1 || !c || !c->bound() ||
+          g.desc(gv).dtype != DataType::kFloat32 || g.desc(nv).shape != shape)
+        continue;
+      m.nodes.clear();
+      if (!core(*n, x, s)) continue;
+      m.nodes.push_back(uint32_t(n - g.nodes().data()));
+      const float* p = reinterpret_cast<const float*>(c->data.data());
+      gamma.assign(p, p + element_count(g.desc(gv).shape));
+      gamma.push_back(0);  // marks the shape to check below
+      gamma_operand = gv;
+      matched = true;
+      break;
+    }
+  }
+  if (!matched || g.desc(x).shape != shape || g.operand(x).kind == OperandKind::kConstant)
+    return std::nullopt;
+  const Node* sqrt = m.inner(s, OpKind::kSqrt);
+  if (!sqrt) return std::nullopt;
+  const Node* add = m.inner(sqrt->inputs[0], OpKind::kAdd);
+  OperandId mean_v;
+  if (!add) return std::nullopt;
+  std::optional<float> eps;
+  for (int i : {0, 1}) {
+    if (auto e = scalar_constant(g, add->inputs[size_t(i)]); e && *e >= 0) {
+      eps = e;
+      mean_v = add->inputs[size_t(1 - i)];
+    }
+  }
+  if (!eps) return std::nullopt;
+  const Node* mean = m.inner(mean_v, OpKind::kReduceMean);
+  if (!mean || !mean->attrs.get_bool("keepDimensions")) return std::nullopt;
+  const OperandId sq = mean->inputs[0];
+  const Node* sqn = producer(g, sq);
+  if (!sqn || sqn->inputs.size() != 2 || sqn->inputs[0] != x) return std::nullopt;
+  const bool square = (sqn->op() == OpKind::kMul && sqn->inputs[1] == x) ||
+                      (sqn->op() == OpKind::kPow && near(scalar_constant(g, sqn->inputs[1]), 2.0));
+  if (!square || !m.inner(sq, sqn->op()) || g.desc(sq).shape != shape) return std::nullopt;
+  // Trailing axes only.
+  const std::vector<int64_t> axes = reduced_axes(g, *mean);
+  if (axes.empty()) return std::nullopt;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] != int64_t(shape.size() - axes.size() + i)) return std::nullopt;
+  }
+  RmsNormChain r;
+  r.x = x;
+  r.eps = *eps;
+  r.cols = 1;
+  for (int64_t a : axes) r.cols *= size_t(shape[size_t(a)]);
+  r.rows = size_t(element_count(shape)) / std::max<size_t>(r.cols, 1);
+  if (!gamma.empty()) {
+    gamma.pop_back();
+    const Shape normalized(shape.end() - long(axes.size()), shape.end());
+    if (trimmed(g.desc(gamma_operand).shape) != trimmed(normalized) || gamma.size() != r.cols)
+      return std::nullopt;
+    r.gamma = std::move(gamma);
+  }
+  m.nodes.push_back(root_index);
+  std::sort(m.nodes.begin(), m.nodes.end());
+  if (std::adjacent_find(m.nodes.begin(), m.nodes.end()) != m.nodes.end()) return std::nullopt;
+  r.nodes = std::move(m.nodes);
+  return r;
+}
+
+std::optional<RmsNormChain> rms_norm_containing(const Graph& g, const Uses& u, uint32_t start) {
+  return containing(g, u, start, [&](const Node& n) { return match_rms_norm(g, u, n); });
 }
 
 }  // namespace wnn::passes

@@ -23,7 +23,7 @@ OperandId scalar(GraphBuilder& b, float v) {
   return b.constant(b.unique_name("k"), t);
 }
 
-enum class Form { kSilu, kMish, kMishLogExp, kGeluPow, kGeluCube, kGeluHalfLast };
+enum class Form { kSilu, kQuickGelu, kMish, kMishLogExp, kGeluPow, kGeluCube, kGeluHalfLast };
 
 struct Chain {
   Form form;
@@ -37,6 +37,11 @@ OperandId written_out(GraphBuilder& b, OperandId x, const Chain& c) {
     case Form::kSilu: {
       const auto s = b.add1(OpKind::kSigmoid, {x}, {}, "inner");
       return b.add1(OpKind::kMul, {s, x}, {}, "y");
+    }
+    case Form::kQuickGelu: {  // the importer's QuickGelu: swish with beta 1.702
+      const auto s =
+          b.add1(OpKind::kSigmoid, {b.add1(OpKind::kMul, {scalar(b, c.kappa), x})}, {}, "inner");
+      return b.add1(OpKind::kMul, {x, s}, {}, "y");
     }
     case Form::kMish:
     case Form::kMishLogExp: {
@@ -76,13 +81,14 @@ std::shared_ptr<Graph> graph_of(const Chain& c, bool after_matmul) {
   return g;
 }
 
-const std::vector<Form> kForms = {Form::kSilu,    Form::kMish,     Form::kMishLogExp,
-                                  Form::kGeluPow, Form::kGeluCube, Form::kGeluHalfLast};
+const std::vector<Form> kForms = {Form::kSilu,        Form::kQuickGelu, Form::kMish,
+                                  Form::kMishLogExp,  Form::kGeluPow,   Form::kGeluCube,
+                                  Form::kGeluHalfLast};
 
 TEST(OnednnActivationChains, StandaloneChainIsOneKernel) {
   for (Form f : kForms) {
     SCOPED_TRACE(int(f));
-    const auto g = graph_of({f}, false);
+    const auto g = graph_of({f, f == Form::kQuickGelu ? 1.702f : 0.044715f}, false);
     // Values past tanh's and softplus's saturation, negative ones and zeros.
     Tensor xv = seeded({3, 5, 13}, 4, -12, 12);
     xv.mutable_view().as<float>()[0] = 0;
@@ -97,7 +103,7 @@ TEST(OnednnActivationChains, StandaloneChainIsOneKernel) {
 TEST(OnednnActivationChains, ChainAfterMatmulIsItsPostOp) {
   for (Form f : kForms) {
     SCOPED_TRACE(int(f));
-    const auto g = graph_of({f}, true);
+    const auto g = graph_of({f, f == Form::kQuickGelu ? -0.75f : 0.044715f}, true);
     const Tensor xv = seeded({3, 5, 13}, 5, -3, 3);
     const std::vector<NamedView> feed = {{"x", xv.view()}};
     expect_same_as_reference(g, feed);

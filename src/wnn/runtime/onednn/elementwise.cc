@@ -50,6 +50,11 @@ void define_hard_sigmoid(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::eltwise_forward(clip), {{DNNL_ARG_SRC, tmp}, {DNNL_ARG_DST, dst}});
 }
 
+bool in_rms_norm(const Graph& g, const Node& n) {
+  return passes::rms_norm_containing(g, passes::uses_of(g), uint32_t(&n - g.nodes().data()))
+      .has_value();
+}
+
 Support eltwise_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
@@ -64,10 +69,27 @@ Support binary_supports(const Graph& g, const Node& n) {
   if (constant_linear(g, n)) return Support::yes();
   const bool a_full = g.desc(n.inputs[0]).shape == out;
   const bool b_full = g.desc(n.inputs[1]).shape == out;
+  if (!a_full && !(b_full && commutative(n.op())) && in_rms_norm(g, n))
+    return Support::yes();  // 1 / sqrt(...) of an RMS normalization: one step with it
   if (!a_full && !(b_full && commutative(n.op()))) {
     return Support::no("the first operand broadcasts: oneDNN broadcasts only the second");
   }
   return Support::yes();
+}
+
+// Nodes only an RMS normalization chain runs (1 / s, reciprocal(s)): claimed inside a whole
+// chain, which define_rms_norm computes; one the partition split from its chain is computed
+// and refused (it goes back to the reference kernels).
+void define_refused(RegionBuilder& b, const Node& n) {
+  const OperandId y = n.inputs[n.op() == OpKind::kDiv ? 1 : 0];
+  define_eltwise_of(b, n, y, {algorithm::eltwise_pow, 1, -1});
+  b.refuse(fmt::format("{} outside a whole RMS normalization", op_name(n.op())));
+}
+
+Support reciprocal_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  if (in_rms_norm(g, n)) return Support::yes();
+  return Support::no("only inside an RMS normalization chain");
 }
 
 memory::dims padded(std::span<const int64_t> shape, size_t rank) {
@@ -82,6 +104,7 @@ void define_binary(RegionBuilder& b, const Node& n) {
   if (auto cl = constant_linear(g, n)) return define_eltwise_of(b, n, cl->x, cl->linear);
   OperandId x = n.inputs[0], y = n.inputs[1];
   const auto& out = g.desc(n.outputs[0]).shape;
+  if (g.desc(x).shape != out && !commutative(n.op())) return define_refused(b, n);
   if (g.desc(x).shape != out) std::swap(x, y);  // commutative, checked by supports
   const memory::desc src0 = b.held_desc(x);
   // A full-size second operand is read in the first's layout: converting it to row-major
@@ -158,7 +181,7 @@ void define_softmax(RegionBuilder& b, const Node& n) {
 
 void define_activation(RegionBuilder& b, const passes::ActivationChain& a) {
   const Node& root = b.graph().nodes()[a.nodes.back()];
-  define_eltwise_of(b, root, a.x, activation_eltwise(a.kind));
+  define_eltwise_of(b, root, a.x, activation_eltwise(a));
   for (uint32_t k : a.nodes) b.mark_fused(k);
 }
 
@@ -176,6 +199,7 @@ void register_elementwise(Table& t) {
   t[size_t(OpKind::kPow)] = {pow_supports, define_pow};
   t[size_t(OpKind::kSoftmax)] = {eltwise_supports, define_softmax};
   t[size_t(OpKind::kHardSigmoid)] = {eltwise_supports, define_hard_sigmoid};
+  t[size_t(OpKind::kReciprocal)] = {reciprocal_supports, define_refused};
 }
 
 }  // namespace wnn::runtime::onednn

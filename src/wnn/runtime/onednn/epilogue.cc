@@ -52,10 +52,10 @@ std::optional<Eltwise> eltwise_of(const Node& n) {
   return std::nullopt;
 }
 
-Eltwise activation_eltwise(passes::Activation a) {
-  switch (a) {
+Eltwise activation_eltwise(const passes::ActivationChain& a) {
+  switch (a.kind) {
     case passes::Activation::kSilu:
-      return {dnnl::algorithm::eltwise_swish, 1.0f, 0.0f};
+      return {dnnl::algorithm::eltwise_swish, a.beta, 0.0f};
     case passes::Activation::kMish:
       return {dnnl::algorithm::eltwise_mish};
     case passes::Activation::kGeluTanh:
@@ -64,18 +64,34 @@ Eltwise activation_eltwise(passes::Activation a) {
   return {};
 }
 
-ActivationChains find_activation_chains(const Graph& g, const Region& r) {
+namespace {
+
+// The matches of `match` at the region's nodes whose nodes are all in the region, keyed by
+// their first node; of two sharing a first node the longer (a gamma after the normalization).
+template <typename Chains, typename Match>
+Chains chains_in(const Graph& g, const Region& r, Match match) {
   const passes::Uses u = passes::uses_of(g);
   std::unordered_set<uint32_t> in_region(r.nodes.begin(), r.nodes.end());
-  ActivationChains chains;
+  Chains chains;
   for (uint32_t n : r.nodes) {
-    auto a = passes::match_activation(g, u, g.nodes()[n]);
+    auto a = match(g, u, g.nodes()[n]);
     if (!a || !std::all_of(a->nodes.begin(), a->nodes.end(),
                            [&](uint32_t k) { return in_region.count(k) > 0; }))
       continue;
-    chains.emplace(a->nodes.front(), std::move(*a));
+    auto& slot = chains[a->nodes.front()];
+    if (slot.nodes.size() < a->nodes.size()) slot = std::move(*a);
   }
   return chains;
+}
+
+}  // namespace
+
+ActivationChains find_activation_chains(const Graph& g, const Region& r) {
+  return chains_in<ActivationChains>(g, r, passes::match_activation);
+}
+
+RmsNormChains find_rms_norm_chains(const Graph& g, const Region& r) {
+  return chains_in<RmsNormChains>(g, r, passes::match_rms_norm);
 }
 
 std::optional<ConstantLinear> constant_linear(const Graph& g, const Node& n) {
@@ -329,7 +345,7 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       // Fused whole or not at all: its nodes read x more than once.
       const size_t m = a->nodes.size();
       if (i + m > count) throw dnnl::error(dnnl_unimplemented, "an activation split by the prefix");
-      const Eltwise el = activation_eltwise(a->kind);
+      const Eltwise el = activation_eltwise(*a);
       po.append_eltwise(1.0f, el.algo, el.alpha, el.beta);
       value = g.nodes()[a->nodes.back()].outputs[0];
       i += m - 1;

@@ -37,12 +37,14 @@ dnnl::algorithm binary_of(OpKind op);
 bool commutative(OpKind op);
 
 // The oneDNN algorithm computing a written-out activation.
-Eltwise activation_eltwise(passes::Activation a);
+Eltwise activation_eltwise(const passes::ActivationChain& a);
 // Activation chain `a` as one eltwise kernel on its x, writing its last node's value; marks its
 // nodes fused.
 void define_activation(RegionBuilder& b, const passes::ActivationChain& a);
 // The activation chains (passes::match_activation) whose nodes are all in `region`.
 ActivationChains find_activation_chains(const Graph& graph, const Region& region);
+// The RMS normalization chains (passes::match_rms_norm) whose nodes are all in `region`.
+RmsNormChains find_rms_norm_chains(const Graph& graph, const Region& region);
 
 // Per producer node (conv2d, convTranspose2d, gemm, matmul) of a region: the chain of nodes
 // that may run as its post-ops. Each link is the only reader of the value before it, that value

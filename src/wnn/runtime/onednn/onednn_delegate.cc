@@ -28,6 +28,7 @@ std::unique_ptr<CompiledRegion> OnednnDelegate::compile(const Graph& graph, cons
                          [&] {
                            // A written-out activation: one eltwise kernel from its first node.
                            if (const auto* a = b.activation_at(n)) return define_activation(b, *a);
+                           if (const auto* r = b.rms_norm_at(n)) return define_rms_norm(b, *r);
                            table()[size_t(node.op())].define(b, node);
                          });
     }

@@ -127,6 +127,7 @@ RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::eng
       engine_(std::move(engine)),
       compile_stream_(engine_),
       activations_(find_activation_chains(graph, region)),
+      rms_norms_(find_rms_norm_chains(graph, region)),
       epilogues_(plan_epilogues(graph, region, activations_)),
       fused_(graph.nodes().size(), false),
       channel_scales_(plan_channel_scales(graph, region, epilogues_)),
@@ -146,6 +147,11 @@ RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::eng
 const passes::ActivationChain* RegionBuilder::activation_at(uint32_t node) const {
   auto it = activations_.find(node);
   return it == activations_.end() ? nullptr : &it->second;
+}
+
+const passes::RmsNormChain* RegionBuilder::rms_norm_at(uint32_t node) const {
+  auto it = rms_norms_.find(node);
+  return it == rms_norms_.end() ? nullptr : &it->second;
 }
 
 const ChannelScale* RegionBuilder::channel_scale(uint32_t conv) const {
@@ -401,6 +407,8 @@ std::unique_ptr<CompiledRegion> RegionBuilder::finish() {
       // A standalone activation chain's kernel is its first node's step.
       if (const auto* a = activation_at(uint32_t(st.info.node)))
         st.info.fused.insert(st.info.fused.end(), a->nodes.begin() + 1, a->nodes.end());
+      if (const auto* r = rms_norm_at(uint32_t(st.info.node)))
+        st.info.fused.insert(st.info.fused.end(), r->nodes.begin() + 1, r->nodes.end());
     }
   }
   return std::make_unique<OnednnRegion>(engine_, std::move(externals_), std::move(steps_),
