@@ -98,7 +98,8 @@ const CommandRegistration registration{{
     "show which delegate runs each part of a graph, and why the rest does not",
     "usage: wnn partition GRAPH [--backend NAME] [--no-fold] [--weights PATH] [--json]\n\n"
     "Folds parameter-only subgraphs (unless --no-fold), replaces written-out patterns (gelu,\n"
-    "hardSigmoid, hardSwish, softmax, layer and instance normalization) by their one op\n"
+    "hardSigmoid, hardSwish, softmax, layer and instance normalization, softplus,\n"
+    "reduceSumSquare, reduceL2) by their one op\n"
     "(counted per pattern), asks each selected delegate, node by node, whether it runs it,\n"
     "and prints the resulting regions (delegate, ops, boundary operands) and every node left\n"
     "on the reference kernels with each delegate's reason.\n"

@@ -6,8 +6,10 @@
 #include "wnn/passes/fuse_gelu.h"
 #include "wnn/passes/fuse_hard_sigmoid.h"
 #include "wnn/passes/fuse_hard_swish.h"
+#include "wnn/passes/fuse_l2.h"
 #include "wnn/passes/fuse_normalization.h"
 #include "wnn/passes/fuse_softmax.h"
+#include "wnn/passes/fuse_softplus.h"
 
 namespace wnn::passes {
 
@@ -37,6 +39,12 @@ constexpr PatternPass kPatterns[] = {
     {"hardSwish", fuse_hard_swish},
     {"softmax", fuse_softmax},
     {"normalization", fuse_normalization},
+    // Before mish: x * tanh(log(1 + exp(x))) is matched by the oneDNN delegate on softplus.
+    {"softplus", fuse_softplus},
+    // reduceSum(x * x) becomes reduceSumSquare, which the next round's reduceL2 reads when a
+    // sqrt follows (an l2-normalization's norm).
+    {"reduceSumSquare", fuse_sum_square},
+    {"reduceL2", fuse_l2_norm},
 };
 
 }  // namespace

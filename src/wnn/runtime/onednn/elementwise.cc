@@ -9,6 +9,7 @@
 
 #include "wnn/core/error.h"
 #include "wnn/kernels/kernel.h"
+#include "wnn/passes/activation_chains.h"
 #include "wnn/passes/pattern_match.h"
 #include "wnn/runtime/onednn/epilogue.h"
 
@@ -52,6 +53,11 @@ void define_hard_sigmoid(RegionBuilder& b, const Node& n) {
   b.add_step(dnnl::eltwise_forward(clip), {{DNNL_ARG_SRC, tmp}, {DNNL_ARG_DST, dst}});
 }
 
+bool in_rms_norm(const Graph& g, const Node& n) {
+  return passes::rms_norm_containing(g, passes::uses_of(g), uint32_t(&n - g.nodes().data()))
+      .has_value();
+}
+
 Support eltwise_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
@@ -66,10 +72,27 @@ Support binary_supports(const Graph& g, const Node& n) {
   if (constant_linear(g, n)) return Support::yes();
   const bool a_full = g.desc(n.inputs[0]).shape == out;
   const bool b_full = g.desc(n.inputs[1]).shape == out;
+  if (!a_full && !(b_full && commutative(n.op())) && in_rms_norm(g, n))
+    return Support::yes();  // 1 / sqrt(...) of an RMS normalization: one step with it
   if (!a_full && !(b_full && commutative(n.op()))) {
     return Support::no("the first operand broadcasts: oneDNN broadcasts only the second");
   }
   return Support::yes();
+}
+
+// Nodes only an RMS normalization chain runs (1 / s, reciprocal(s)): claimed inside a whole
+// chain, which define_rms_norm computes; one the partition split from its chain is computed
+// and refused (it goes back to the reference kernels).
+void define_refused(RegionBuilder& b, const Node& n) {
+  const OperandId y = n.inputs[n.op() == OpKind::kDiv ? 1 : 0];
+  define_eltwise_of(b, n, y, {algorithm::eltwise_pow, 1, -1});
+  b.refuse(fmt::format("{} outside a whole RMS normalization", op_name(n.op())));
+}
+
+Support reciprocal_supports(const Graph& g, const Node& n) {
+  if (auto s = require_f32(g, n); !s.ok) return s;
+  if (in_rms_norm(g, n)) return Support::yes();
+  return Support::no("only inside an RMS normalization chain");
 }
 
 memory::dims padded(std::span<const int64_t> shape, size_t rank) {
@@ -182,7 +205,11 @@ void define_binary(RegionBuilder& b, const Node& n) {
   if (define_quantize_codes(b, n)) return;
   if (auto cl = constant_linear(g, n)) return define_eltwise_of(b, n, cl->x, cl->linear);
   OperandId x = n.inputs[0], y = n.inputs[1];
-  if (g.desc(x).shape != g.desc(n.outputs[0]).shape) std::swap(x, y);  // commutative (supports)
+  const auto& out = g.desc(n.outputs[0]).shape;
+  // A broadcast first operand of a non-commutative op is claimed only inside a chain defined
+  // before it (an RMS norm's 1 / s).
+  if (g.desc(x).shape != out && !commutative(n.op())) return define_refused(b, n);
+  if (g.desc(x).shape != out) std::swap(x, y);  // commutative, checked by supports
   define_binary_of(b, n, binary_of(n.op()), x, y);
 }
 
@@ -212,20 +239,32 @@ void define_compare(RegionBuilder& b, const Node& n) {
 // pow(x, 2) with a one-element constant exponent: eltwise_square, x * x, the correctly rounded
 // square the reference kernel's powf gives. Other exponents stay on the reference kernels:
 // oneDNN's general eltwise_pow does not promise powf's results (nor its edge cases, such as
-// pow(-0, 0.5) = +0 against sqrt's -0).
+// pow(-0, 0.5) = +0 against sqrt's -0). pow(x, 3) inside a tanh-gelu chain is claimed too: the
+// chain runs as one eltwise_gelu_tanh (define_pow refuses it anywhere else).
 Support pow_supports(const Graph& g, const Node& n) {
   if (auto s = require_f32(g, n); !s.ok) return s;
   if (g.desc(n.inputs[0]).shape != g.desc(n.outputs[0]).shape || g.desc(n.inputs[0]).shape.empty())
     return Support::no("the base broadcasts or is a scalar");
-  if (passes::scalar_constant(g, n.inputs[1]) != 2.0f)
-    return Support::no("the exponent is not the one-element constant 2");
+  const auto exponent = passes::scalar_constant(g, n.inputs[1]);
+  const uint32_t index = uint32_t(&n - g.nodes().data());
+  if (exponent == 3.0f && passes::activation_containing(g, passes::uses_of(g), index))
+    return Support::yes();
+  if (exponent != 2.0f)
+    return Support::no("the exponent is not the one-element constant 2 (nor 3 in a tanh-gelu)");
   if (g.desc(n.inputs[0]).shape.size() > DNNL_MAX_NDIMS)
     return Support::no("rank above oneDNN's 12");
   return Support::yes();
 }
 
 void define_pow(RegionBuilder& b, const Node& n) {
-  define_eltwise_of(b, n, n.inputs[0], {algorithm::eltwise_square, 0, 0});
+  if (passes::scalar_constant(b.graph(), n.inputs[1]) == 2.0f) {
+    define_eltwise_of(b, n, n.inputs[0], {algorithm::eltwise_square, 0, 0});
+    return;
+  }
+  // pow(x, 3) of a tanh-gelu whose chain the partition split: computed, and refused (the node
+  // goes back to the reference kernels).
+  define_eltwise_of(b, n, n.inputs[0], {algorithm::eltwise_pow, 1, 3});
+  b.refuse("pow(x, 3) outside a whole tanh-gelu chain");
 }
 
 void define_softmax(RegionBuilder& b, const Node& n) {
@@ -296,13 +335,19 @@ void define_equal(RegionBuilder& b, const Node& n) {
 
 }  // namespace
 
+void define_activation(RegionBuilder& b, const passes::ActivationChain& a) {
+  const Node& root = b.graph().nodes()[a.nodes.back()];
+  define_eltwise_of(b, root, a.x, activation_eltwise(a));
+  for (uint32_t k : a.nodes) b.mark_fused(k);
+}
+
 void register_elementwise(Table& t) {
   t[size_t(OpKind::kWhere)] = {scalar_supports, define_scalar_reference};
   t[size_t(OpKind::kEqual)] = {equal_supports, define_equal};
-  for (OpKind op :
-       {OpKind::kRelu, OpKind::kLeakyRelu, OpKind::kSigmoid, OpKind::kTanh, OpKind::kElu,
-        OpKind::kGelu, OpKind::kHardSwish, OpKind::kClamp, OpKind::kAbs, OpKind::kSqrt,
-        OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear, OpKind::kRoundEven}) {
+  for (OpKind op : {OpKind::kRelu, OpKind::kLeakyRelu, OpKind::kSigmoid, OpKind::kTanh,
+                    OpKind::kElu, OpKind::kGelu, OpKind::kHardSwish, OpKind::kClamp, OpKind::kAbs,
+                    OpKind::kSqrt, OpKind::kExp, OpKind::kLog, OpKind::kNeg, OpKind::kLinear,
+                    OpKind::kRoundEven, OpKind::kSoftplus}) {
     t[size_t(op)] = {eltwise_supports, define_eltwise};
   }
   for (OpKind op :
@@ -313,6 +358,7 @@ void register_elementwise(Table& t) {
   t[size_t(OpKind::kPow)] = {pow_supports, define_pow};
   t[size_t(OpKind::kSoftmax)] = {eltwise_supports, define_softmax};
   t[size_t(OpKind::kHardSigmoid)] = {eltwise_supports, define_hard_sigmoid};
+  t[size_t(OpKind::kReciprocal)] = {reciprocal_supports, define_refused};
 }
 
 }  // namespace wnn::runtime::onednn

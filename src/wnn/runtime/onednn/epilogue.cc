@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 #include "wnn/core/error.h"
 #include "wnn/passes/pattern_match.h"
@@ -38,6 +39,8 @@ std::optional<Eltwise> eltwise_of(const Node& n) {
       return Eltwise{dnnl::algorithm::eltwise_exp};
     case OpKind::kLog:
       return Eltwise{dnnl::algorithm::eltwise_log};
+    case OpKind::kSoftplus:
+      return Eltwise{dnnl::algorithm::eltwise_soft_relu};
     case OpKind::kNeg:
       return Eltwise{dnnl::algorithm::eltwise_linear, -1.0f, 0.0f};
     case OpKind::kRoundEven:  // nearbyint (vroundps mode 0): half to even
@@ -49,6 +52,48 @@ std::optional<Eltwise> eltwise_of(const Node& n) {
       break;
   }
   return std::nullopt;
+}
+
+Eltwise activation_eltwise(const passes::ActivationChain& a) {
+  switch (a.kind) {
+    case passes::Activation::kSilu:
+      return {dnnl::algorithm::eltwise_swish, a.beta, 0.0f};
+    case passes::Activation::kMish:
+      return {dnnl::algorithm::eltwise_mish};
+    case passes::Activation::kGeluTanh:
+      return {dnnl::algorithm::eltwise_gelu_tanh};
+  }
+  return {};
+}
+
+namespace {
+
+// The matches of `match` at the region's nodes whose nodes are all in the region, keyed by
+// their first node; of two sharing a first node the longer (a gamma after the normalization).
+template <typename Chains, typename Match>
+Chains chains_in(const Graph& g, const Region& r, Match match) {
+  const passes::Uses u = passes::uses_of(g);
+  std::unordered_set<uint32_t> in_region(r.nodes.begin(), r.nodes.end());
+  Chains chains;
+  for (uint32_t n : r.nodes) {
+    auto a = match(g, u, g.nodes()[n]);
+    if (!a || !std::all_of(a->nodes.begin(), a->nodes.end(),
+                           [&](uint32_t k) { return in_region.count(k) > 0; }))
+      continue;
+    auto& slot = chains[a->nodes.front()];
+    if (slot.nodes.size() < a->nodes.size()) slot = std::move(*a);
+  }
+  return chains;
+}
+
+}  // namespace
+
+ActivationChains find_activation_chains(const Graph& g, const Region& r) {
+  return chains_in<ActivationChains>(g, r, passes::match_activation);
+}
+
+RmsNormChains find_rms_norm_chains(const Graph& g, const Region& r) {
+  return chains_in<RmsNormChains>(g, r, passes::match_rms_norm);
 }
 
 std::optional<ConstantLinear> constant_linear(const Graph& g, const Node& n) {
@@ -157,29 +202,10 @@ OperandId other_operand(const Node& n, OperandId value) {
   return n.inputs[0] == value ? n.inputs[1] : n.inputs[0];
 }
 
-// Whether `sigmoid` (a node reading `value`) and `mul` form SiLU: mul(value, sigmoid(value)).
-bool is_silu_pair(const Graph& g, OperandId value, uint32_t sigmoid, uint32_t mul) {
-  const Node& s = g.nodes()[sigmoid];
-  const Node& m = g.nodes()[mul];
-  if (s.op() != OpKind::kSigmoid || m.op() != OpKind::kMul || s.inputs[0] != value) return false;
-  const OperandId sv = s.outputs[0];
-  return (m.inputs[0] == value && m.inputs[1] == sv) || (m.inputs[0] == sv && m.inputs[1] == value);
-}
-
 }  // namespace
 
-std::optional<uint32_t> silu_mul(const Graph& g, const EpilogueCandidates& plan, uint32_t producer,
-                                 size_t i) {
-  auto it = plan.find(producer);
-  if (it == plan.end() || i + 1 >= it->second.size()) return std::nullopt;
-  const auto& chain = it->second;
-  const Node& s = g.nodes()[chain[i]];
-  if (s.op() != OpKind::kSigmoid) return std::nullopt;
-  if (!is_silu_pair(g, s.inputs[0], chain[i], chain[i + 1])) return std::nullopt;
-  return chain[i + 1];
-}
-
-EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
+EpilogueCandidates plan_epilogues(const Graph& g, const Region& r,
+                                  const ActivationChains& activations) {
   std::unordered_map<uint32_t, int> uses, producer_pos;
   std::unordered_map<uint32_t, uint32_t> reader;  // operand -> a reading node
   std::unordered_map<uint32_t, std::vector<uint32_t>> readers;
@@ -207,18 +233,20 @@ EpilogueCandidates plan_epilogues(const Graph& g, const Region& r) {
     bool reshaped = false, transposed = false;
     while (!region_output(value)) {
       const auto& out_shape = g.desc(value).shape;
-      // SiLU, x * sigmoid(x): x has two readers, and both nodes run as one swish post-op
-      // (efficientnet_b0 spent 40% of its time in these as separate passes).
-      if (uses[value.index] == 2) {
-        auto rs = readers[value.index];
-        if (g.nodes()[rs[0]].op() != OpKind::kSigmoid) std::swap(rs[0], rs[1]);
-        const OperandId sv = g.nodes()[rs[0]].outputs[0];
-        if (!is_silu_pair(g, value, rs[0], rs[1]) || uses[sv.index] != 1 || region_output(sv) ||
-            g.desc(g.nodes()[rs[1]].outputs[0]).shape != out_shape)
-          break;
-        chain.push_back(rs[0]);
-        chain.push_back(rs[1]);
-        value = g.nodes()[rs[1]].outputs[0];
+      // An activation chain reading value, and all its readers, is one eltwise post-op (SiLU:
+      // efficientnet_b0 spent 40% of its time in sigmoid and mul as separate passes).
+      const passes::ActivationChain* act = nullptr;
+      for (const auto& [first, a] : activations) {
+        if (a.x != value) continue;
+        int reads = 0;
+        for (uint32_t k : a.nodes) {
+          for (OperandId in : g.nodes()[k].inputs) reads += in == value;
+        }
+        if (reads == uses[value.index]) act = &a;
+      }
+      if (act) {
+        chain.insert(chain.end(), act->nodes.begin(), act->nodes.end());
+        value = g.nodes()[act->nodes.back()].outputs[0];
         continue;
       }
       if (uses[value.index] != 1) break;
@@ -295,7 +323,6 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
   // producer's, and the producer's row-major dst seen in the current value's dims.
   std::vector<int> to_producer;
   memory::desc transposed_dst;
-  const uint32_t producer_index = uint32_t(&producer - g.nodes().data());
   for (size_t i = 0; i < count; ++i) {
     const Node& c = g.nodes()[chain[i]];
     if (same_order(g, c)) {
@@ -316,12 +343,14 @@ Epilogue make_epilogue(RegionBuilder& b, const Node& producer, size_t count,
       value = c.outputs[0];
       continue;
     }
-    if (auto mul = silu_mul(g, b.epilogue_plan(), producer_index, i)) {
-      // Fused whole or not at all: the mul also reads the sigmoid's input.
-      if (i + 1 == count) throw dnnl::error(dnnl_unimplemented, "a SiLU split by the prefix");
-      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
-      value = g.nodes()[*mul].outputs[0];
-      ++i;
+    if (const auto* a = b.activation_at(chain[i])) {
+      // Fused whole or not at all: its nodes read x more than once.
+      const size_t m = a->nodes.size();
+      if (i + m > count) throw dnnl::error(dnnl_unimplemented, "an activation split by the prefix");
+      const Eltwise el = activation_eltwise(*a);
+      po.append_eltwise(1.0f, el.algo, el.alpha, el.beta);
+      value = g.nodes()[a->nodes.back()].outputs[0];
+      i += m - 1;
       continue;
     }
     if (c.op() == OpKind::kHardSigmoid) {

@@ -36,19 +36,28 @@ std::optional<ConstantLinear> constant_linear(const Graph& g, const Node& n);
 dnnl::algorithm binary_of(OpKind op);
 bool commutative(OpKind op);
 
+// The oneDNN algorithm computing a written-out activation.
+Eltwise activation_eltwise(const passes::ActivationChain& a);
+// Activation chain `a` as one eltwise kernel on its x, writing its last node's value; marks its
+// nodes fused.
+void define_activation(RegionBuilder& b, const passes::ActivationChain& a);
+// The activation chains (passes::match_activation) whose nodes are all in `region`.
+ActivationChains find_activation_chains(const Graph& graph, const Region& region);
+// The RMS normalization chains (passes::match_rms_norm) whose nodes are all in `region`.
+RmsNormChains find_rms_norm_chains(const Graph& graph, const Region& region);
+
 // Per producer node (conv2d, convTranspose2d, gemm, matmul) of a region: the chain of nodes
 // that may run as its post-ops. Each link is the only reader of the value before it, that value
 // is not a region output, and a binary link's other operand is available before the producer
 // runs (a constant, a region input, or computed by an earlier node of the region).
-// A SiLU, mul(x, sigmoid(x)) after the producer, is a link of two nodes (sigmoid, mul).
+// An activation chain (SiLU, mish, tanh-gelu) reading the producer's value, and all of that
+// value's readers, is one link of its nodes (one eltwise post-op).
 // A matmul's chain may pass one transpose (before any reshape, and only with fused binary or
 // eltwise links after it: convnext's matmul, bias, permute to NCHW, layer-scale mul, residual
 // add): the matmul writes its row-major bytes, which hold the transposed value as strides, and
 // the links after it read their operands through the inverse permutation.
-EpilogueCandidates plan_epilogues(const Graph& graph, const Region& region);
-// The mul node when links i and i+1 of `producer`'s chain are a SiLU pair.
-std::optional<uint32_t> silu_mul(const Graph& graph, const EpilogueCandidates& plan,
-                                 uint32_t producer, size_t i);
+EpilogueCandidates plan_epilogues(const Graph& graph, const Region& region,
+                                  const ActivationChains& activations);
 
 // Post-ops for the first `count` links of a producer's chain, for a primitive whose dst has
 // the logical dims `dst_dims`; `to_logical` maps a WebNN-layout desc into them (the NHWC

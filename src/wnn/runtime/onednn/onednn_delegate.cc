@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "wnn/core/error.h"
+#include "wnn/runtime/onednn/epilogue.h"
 #include "wnn/runtime/onednn/region_builder.h"
 
 namespace wnn::runtime::onednn {
@@ -25,7 +26,12 @@ std::unique_ptr<CompiledRegion> OnednnDelegate::compile(const Graph& graph, cons
       const Node& node = graph.nodes()[n];
       b.begin_node(n);
       with_error_context(fmt::format("{} '{}'", op_name(node.op()), graph.name_of(node.outputs[0])),
-                         [&] { table()[size_t(node.op())].define(b, node); });
+                         [&] {
+                           // A written-out activation: one eltwise kernel from its first node.
+                           if (const auto* a = b.activation_at(n)) return define_activation(b, *a);
+                           if (const auto* r = b.rms_norm_at(n)) return define_rms_norm(b, *r);
+                           table()[size_t(node.op())].define(b, node);
+                         });
     }
     return b.finish();
   } catch (const dnnl::error& e) {

@@ -126,7 +126,9 @@ RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::eng
       region_(region),
       engine_(std::move(engine)),
       compile_stream_(engine_),
-      epilogues_(plan_epilogues(graph, region)),
+      activations_(find_activation_chains(graph, region)),
+      rms_norms_(find_rms_norm_chains(graph, region)),
+      epilogues_(plan_epilogues(graph, region, activations_)),
       fused_(graph.nodes().size(), false),
       channel_scales_(plan_channel_scales(graph, region, epilogues_)),
       integer_convs_(plan_integer_convs(
@@ -142,6 +144,16 @@ RegionBuilder::RegionBuilder(const Graph& graph, const Region& region, dnnl::eng
   for (const auto& [conv, cs] : channel_scales_) fused_[cs.mul] = true;
   for (uint32_t k : integer_convs_.folded) fused_[k] = true;
   for (size_t k = 0; k < region_.nodes.size(); ++k) position_[region_.nodes[k]] = k;
+}
+
+const passes::ActivationChain* RegionBuilder::activation_at(uint32_t node) const {
+  auto it = activations_.find(node);
+  return it == activations_.end() ? nullptr : &it->second;
+}
+
+const passes::RmsNormChain* RegionBuilder::rms_norm_at(uint32_t node) const {
+  auto it = rms_norms_.find(node);
+  return it == rms_norms_.end() ? nullptr : &it->second;
 }
 
 const ChannelScale* RegionBuilder::channel_scale(uint32_t conv) const {
@@ -359,6 +371,13 @@ void RegionBuilder::add_step(dnnl::primitive p, std::unordered_map<int, dnnl::me
       {std::move(p), std::move(args), {std::move(label), current_node_, {}, kernel}, threads, {}});
 }
 
+void RegionBuilder::refuse(std::string reason) {
+  check_internal(current_node_ >= 0, "refuse() outside a node's define step");
+  if (std::none_of(slow_.begin(), slow_.end(),
+                   [&](const SlowNode& s) { return s.node == uint32_t(current_node_); }))
+    slow_.push_back({uint32_t(current_node_), std::move(reason)});
+}
+
 void RegionBuilder::add_function_step(std::function<void()> f, std::string label,
                                       std::string kernel) {
   Step s;
@@ -392,6 +411,11 @@ std::unique_ptr<CompiledRegion> RegionBuilder::finish() {
       for (uint32_t f : epilogue_candidates(graph_.nodes()[size_t(st.info.node)])) {
         if (fused_[f]) st.info.fused.push_back(f);
       }
+      // A standalone activation chain's kernel is its first node's step.
+      if (const auto* a = activation_at(uint32_t(st.info.node)))
+        st.info.fused.insert(st.info.fused.end(), a->nodes.begin() + 1, a->nodes.end());
+      if (const auto* r = rms_norm_at(uint32_t(st.info.node)))
+        st.info.fused.insert(st.info.fused.end(), r->nodes.begin() + 1, r->nodes.end());
     }
   }
   return std::make_unique<OnednnRegion>(engine_, std::move(externals_), std::move(steps_),

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "wnn/passes/activation_chains.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/onednn/channel_scale.h"
 #include "wnn/runtime/onednn/integer_conv.h"
@@ -32,6 +33,12 @@ struct StridedView {
   float scale = 1;
   dnnl::memory::desc desc() const;
 };
+
+// The written-out activations (passes/activation_chains.h) whose nodes are all in a region,
+// keyed by their first node: each runs as one eltwise kernel or post-op.
+using ActivationChains = std::map<uint32_t, passes::ActivationChain>;
+// The same for written-out RMS normalizations (one step of wnn's own, normalization.cc).
+using RmsNormChains = std::map<uint32_t, passes::RmsNormChain>;
 
 // Per producer node index: the chain of node indices that may run as its post-ops.
 using EpilogueCandidates = std::unordered_map<uint32_t, std::vector<uint32_t>>;
@@ -90,6 +97,9 @@ class RegionBuilder {
   // `label` names the step in profiles; empty means the node's op and the nodes fused into it.
   void add_step(dnnl::primitive p, std::unordered_map<int, dnnl::memory> args,
                 std::string label = {});
+  // Refuses the node being defined (a SlowNode with `reason`): the partition gives it to
+  // another delegate or to wnn's kernels.
+  void refuse(std::string reason);
   // A step of wnn's own code, named `label` with kernel name `kernel` in profiles.
   void add_function_step(std::function<void()> f, std::string label, std::string kernel);
 
@@ -119,6 +129,9 @@ class RegionBuilder {
   // already fused into a primitive (the region compiler skips them).
   const std::vector<uint32_t>& epilogue_candidates(const Node& producer) const;
   const EpilogueCandidates& epilogue_plan() const { return epilogues_; }
+  // The activation chain whose first node is `node`, or null.
+  const passes::ActivationChain* activation_at(uint32_t node) const;
+  const passes::RmsNormChain* rms_norm_at(uint32_t node) const;
   void mark_fused(uint32_t node) { fused_[node] = true; }
   void unmark_fused(uint32_t node) { fused_[node] = false; }
   // The node whose define step is running: steps added now are attributed to it, and its
@@ -149,6 +162,8 @@ class RegionBuilder {
   std::vector<Step> steps_;
   std::vector<SlowNode> slow_;  // nodes with a step on a reference implementation
   std::vector<Buffer> owned_;
+  ActivationChains activations_;
+  RmsNormChains rms_norms_;
   EpilogueCandidates epilogues_;
   std::vector<bool> fused_;
   ChannelScales channel_scales_;
@@ -177,6 +192,9 @@ void register_reduce(Table& t);
 void register_reduce_matmul(Table& t);  // after reduce: it wraps reduceSum and reduceMean
 void register_views(Table& t);          // after movement and elementwise: it wraps their entries
 void register_cast(Table& t);
+// RMS normalization chain `r` as one step of wnn's own over x's row-major memory; marks its
+// nodes fused.
+void define_rms_norm(RegionBuilder& b, const passes::RmsNormChain& r);
 
 // Shared support checks.
 Support require_f32(const Graph& g, const Node& n);
