@@ -321,16 +321,17 @@ void define_scalar_reference(RegionBuilder& b, const Node& n) {
       std::string(op_name(n.op())), "wnn:reference");
 }
 
-// equal as oneDNN's binary_eq where it can (compare_supports), else, on single elements of
-// another dtype, the reference kernel as a step.
+// equal of single elements (DynamicQuantizeLinear's range check) as the reference kernel run as
+// a step (oneDNN's binary on one element is its reference implementation); larger ones as
+// oneDNN's binary_eq (compare_supports), whose reason is the one given when both decline.
 Support equal_supports(const Graph& g, const Node& n) {
-  Support s = compare_supports(g, n);
-  return s.ok ? s : scalar_supports(g, n);
+  if (scalar_supports(g, n).ok) return Support::yes();
+  return compare_supports(g, n);
 }
 
 void define_equal(RegionBuilder& b, const Node& n) {
-  if (compare_supports(b.graph(), n).ok) return define_compare(b, n);
-  define_scalar_reference(b, n);
+  if (scalar_supports(b.graph(), n).ok) return define_scalar_reference(b, n);
+  define_compare(b, n);
 }
 
 }  // namespace
