@@ -103,7 +103,6 @@ std::optional<ActivationChain> match_activation(const Graph& g, const Uses& u, c
       Matcher m{g, u, {}};
       const Node* s = m.inner(b, OpKind::kSigmoid);
       const Node* scaled = s ? m.inner(s->inputs[0], OpKind::kMul) : nullptr;
-      OperandId x;
       if (scaled) {
         for (int j : {0, 1}) {
           if (auto c = scalar_constant(g, scaled->inputs[size_t(j)]);

@@ -66,7 +66,10 @@ Canonical canonicalize(const Graph& graph) {
     count.replaced += f.fused;
     return true;
   };
-  for (const PatternPass& p : kStructural) apply(p, result.counts.emplace_back(p.pattern, 0));
+  for (const PatternPass& p : kStructural) {
+    result.counts.push_back({p.pattern, 0});
+    apply(p, result.counts.back());
+  }
   const size_t first = result.counts.size();
   for (const PatternPass& p : kPatterns) result.counts.push_back({p.pattern, 0});
   for (bool changed = true; changed;) {
