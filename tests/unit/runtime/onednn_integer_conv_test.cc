@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "profiled_run.h"
+#include "seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/runtime/onednn/integer_conv.h"
 #include "wnn/runtime/onednn/region_builder.h"
@@ -27,7 +29,21 @@ struct ConvCase {
   Ints padding{1, 1, 1, 1}, strides{1, 1};
   bool zero_point = true;
   bool int32_output = false;  // the conv read by a cast to int32, as the importer writes it
+  // Then ONNX Runtime's dequantization: cast to float32, mul by a scale (a run-time scalar input
+  // "s", or with per_channel a constant of shape `channel_shape`), plus a constant bias of that
+  // shape when `bias`.
+  bool dequantize = false, per_channel = false, bias = true;
+  Shape channel_shape;  // [m, 1, 1] or [1, m, 1, 1]; default [1, m, 1, 1]
 };
+
+Shape channel_shape(const ConvCase& k) {
+  return k.channel_shape.empty() ? Shape{1, k.m, 1, 1} : k.channel_shape;
+}
+Tensor scale_constant(const ConvCase& k) {
+  return testing::seeded(channel_shape(k), 11, 1e-4f, 3e-3f);
+}
+Tensor bias_constant(const ConvCase& k) { return testing::seeded(channel_shape(k), 12, -2, 2); }
+constexpr float kScale = 0.0123456f;  // the run-time scale
 
 // Filter values in [lo, hi] (per output channel o: [lo + o * drift, hi + o * drift]).
 Tensor integer_filter(const ConvCase& k, int lo, int hi, int drift, uint32_t seed) {
@@ -61,13 +77,28 @@ std::shared_ptr<const Graph> conv_graph(const ConvCase& k, const Tensor& filter)
                        {b.input("q", {DataType::kUint8, {1, k.c, k.h, k.w}}), DataType::kFloat32});
   if (k.zero_point) {
     const auto z =
-        b.add1(OpKind::kCast, {b.input("z", {DataType::kUint8, {}}), DataType::kFloat32});
+        b.add1(OpKind::kCast, {b.input("z", {DataType::kUint8, {}}), DataType::kFloat32}, {}, "zf");
     x = b.add1(OpKind::kSub, {x, z});
   }
+  const bool cast = k.int32_output || k.dequantize;
   const auto y = b.add1(OpKind::kConv2d, {x, b.constant("w", filter)},
                         {{"padding", k.padding}, {"strides", k.strides}, {"groups", k.groups}},
-                        k.int32_output ? "conv" : "y");
-  b.output(k.int32_output ? b.add1(OpKind::kCast, {y, DataType::kInt32}, {}, "y") : y);
+                        cast ? "conv" : "y");
+  if (!cast) {
+    b.output(y);
+    return g;
+  }
+  const auto i32 = b.add1(OpKind::kCast, {y, DataType::kInt32}, {}, k.dequantize ? "i32" : "y");
+  if (!k.dequantize) {
+    b.output(i32);
+    return g;
+  }
+  const auto f = b.add1(OpKind::kCast, {i32, DataType::kFloat32});
+  const auto s =
+      k.per_channel ? b.constant("s", scale_constant(k)) : b.input("s", {DataType::kFloat32, {}});
+  // ONNX Runtime's quantizer writes Mul(product, scale), then the bias Add.
+  const auto m = b.add1(OpKind::kMul, {f, s}, {}, k.bias ? "m" : "y");
+  b.output(k.bias ? b.add1(OpKind::kAdd, {m, b.constant("bias", bias_constant(k))}, {}, "y") : m);
   return g;
 }
 
@@ -95,63 +126,57 @@ std::vector<double> exact(const ConvCase& k, const Tensor& q, uint8_t z, const T
             }
           }
         }
-        y[size_t((o * oh + i) * ow + j)] = k.int32_output ? double(acc) : double(float(acc));
+        double v = k.int32_output ? double(acc) : double(float(acc));
+        if (k.dequantize) {
+          const float sc = k.per_channel ? scale_constant(k).view().as<float>()[o] : kScale;
+          const float scaled = float(int32_t(acc)) * sc;
+          v = k.bias ? double(scaled + bias_constant(k).view().as<float>()[o]) : double(scaled);
+        }
+        y[size_t((o * oh + i) * ow + j)] = v;
       }
     }
   }
   return y;
 }
 
-struct ConvRun {
-  std::vector<double> y;  // float32 or int32 values, both exact as double
-  std::vector<std::string> kernels, labels;
-};
-
-ConvRun run_onednn(const std::shared_ptr<const Graph>& g, const Tensor& q, uint8_t z, int threads) {
+testing::ProfiledRun run_onednn(const std::shared_ptr<const Graph>& g, const Tensor& q, uint8_t z,
+                                int threads) {
   Tensor zt = Tensor::zeros(DataType::kUint8, {});
   zt.mutable_view().as<uint8_t>()[0] = z;
-  Session s(g, {"onednn", threads, true, false});
-  s.set_profiling(true);
-  std::vector<NamedView> in = {{"q", q.view()}};
-  for (const InputInfo& i : g->inputs()) {
-    if (g->name_of(i.id) == "z") in.push_back({"z", zt.view()});
-  }
-  const auto out = s.run(in);
-  ConvRun r;
-  const ConstTensorView v = out[0].tensor.view();
-  if (v.dtype == DataType::kInt32) {
-    r.y.assign(v.as<int32_t>(), v.as<int32_t>() + out[0].tensor.size());
-  } else {
-    r.y.assign(v.as<float>(), v.as<float>() + out[0].tensor.size());
-  }
-  for (const auto& row : s.profile()) {
-    r.kernels.push_back(row.kernel);
-    r.labels.push_back(row.label);
-  }
-  return r;
-}
-
-int count_containing(const std::vector<std::string>& v, std::string_view what) {
-  int n = 0;
-  for (const auto& s : v) n += s.find(what) != std::string::npos;
-  return n;
+  Tensor st = Tensor::zeros(DataType::kFloat32, {});
+  st.mutable_view().as<float>()[0] = kScale;
+  return testing::run_profiled(g, {{"q", q.view()}, {"z", zt.view()}, {"s", st.view()}}, "onednn",
+                               threads);
 }
 
 // Runs the case on 1 and 2 threads and expects the exact values, one int8 kernel and (when
 // `shifted`) the int32 recombination step.
-void expect_exact_int8(const ConvCase& k, const Tensor& filter, uint8_t z, bool shifted) {
+void expect_exact_int8(const ConvCase& k, const Tensor& filter, uint8_t z, bool shifted,
+                       int dequantized = 0) {
   const auto g = conv_graph(k, filter);
   const Tensor q = codes(k, 7);
   const Shape& ys = g->desc(g->outputs()[0]).shape;
   const auto want = exact(k, q, z, filter, ys[2], ys[3]);
   for (int threads : {1, 2}) {
-    const ConvRun r = run_onednn(g, q, z, threads);
+    const auto r = run_onednn(g, q, z, threads);
     ASSERT_EQ(r.y.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.y[i], want[i]) << "at " << i;
-    std::string steps;
-    for (size_t i = 0; i < r.labels.size(); ++i) steps += r.labels[i] + " [" + r.kernels[i] + "]; ";
-    EXPECT_EQ(count_containing(r.labels, "conv2d int8"), 1) << steps;
-    EXPECT_EQ(count_containing(r.labels, "box-sum shift"), shifted ? 1 : 0) << steps;
+    EXPECT_EQ(r.count_containing("conv2d int8"), 1) << r.joined();
+    EXPECT_EQ(r.count_containing("box-sum shift"), shifted ? 1 : 0) << r.joined();
+    EXPECT_EQ(r.count_containing("dequantize"), dequantized) << r.joined();
+    if (dequantized) {
+      // The casts, mul and add run inside the int8 steps (the zero point's cast to float32 is
+      // read, as int32, by the conv; the output 'y' is reordered from oneDNN's blocked layout
+      // into the caller's buffer).
+      for (const auto& l : r.steps) {
+        if (l.rfind("reorder for cast 'zf'", 0) == 0) continue;
+        if (l.rfind("reorder for ", 0) == 0 && l.find(" 'y' [") != std::string::npos) continue;
+        for (const char* op : {"cast '", "mul '", "add '"}) {
+          EXPECT_NE(l.rfind(op, 0), 0u) << r.joined();
+          EXPECT_EQ(l.find(std::string("for ") + op), std::string::npos) << r.joined();
+        }
+      }
+    }
   }
 }
 
@@ -195,11 +220,57 @@ TEST(OnednnIntegerConv, CastToInt32IsFolded) {
     k.padding = {2, 1, 0, 1};
     expect_exact_int8(k, integer_filter(k, shifted ? -160 : -100, shifted ? 90 : 120, 1, 8), 77,
                       shifted);
-    const ConvRun r =
+    const auto r =
         run_onednn(conv_graph(k, integer_filter(k, -100, 120, 1, 8)), codes(k, 7), 77, 1);
     // A cast step would be labelled "cast 'y'"; the reorder of the int32 output into the
     // caller's row-major buffer is "reorder for cast 'y'".
-    for (const auto& l : r.labels) EXPECT_NE(l.rfind("cast 'y'", 0), 0u) << l;
+    for (const auto& l : r.steps) EXPECT_NE(l.rfind("cast 'y'", 0), 0u) << l;
+  }
+}
+
+// ConvInteger's dequantization as ONNX Runtime's quantizer writes it (Cast, Mul by the product
+// of the scales, Add of the bias) runs as the conv's post-ops, or in the shifted form's
+// recombination, with bit for bit the same float32 results: a run-time scalar scale, per-channel
+// scales as [m, 1, 1] and [1, m, 1, 1], with and without bias, grouped and strided too.
+TEST(OnednnIntegerConv, DequantizationIsFoldedExactly) {
+  for (bool shifted : {false, true}) {
+    for (bool per_channel : {false, true}) {
+      for (bool bias : {true, false}) {
+        ConvCase k;
+        k.c = 6, k.m = 10, k.h = 8, k.w = 11, k.groups = per_channel ? 2 : 1;
+        k.strides = {2, 1}, k.padding = {1, 0, 2, 1};
+        k.dequantize = true, k.per_channel = per_channel, k.bias = bias;
+        if (per_channel && bias) k.channel_shape = {k.m, 1, 1};
+        SCOPED_TRACE(::testing::Message() << shifted << per_channel << bias);
+        const Tensor f =
+            integer_filter(k, shifted ? -150 : -127, shifted ? 100 : 127, shifted ? 1 : 0, 9);
+        expect_exact_int8(k, f, 131, shifted, 1);
+      }
+    }
+  }
+}
+
+// A scale or bias that varies along another axis is no dequantization by channel: the int8 conv
+// writes int32 and the float32 mul and add run as their own steps, with the same values.
+TEST(OnednnIntegerConv, DequantizationAlongOtherAxesIsNotFolded) {
+  for (Shape other : {Shape{1, 1, 1, 7}, Shape{1, 1, 9, 1}}) {
+    ConvCase k;  // output [1, 7, 9, 7]
+    k.dequantize = true, k.per_channel = true, k.channel_shape = other;
+    SCOPED_TRACE(::testing::Message() << other.size() << " " << other[2]);
+    // The exact values want the channel index: along another axis they index differently, so
+    // only the folding is checked here, and the values against the reference kernels.
+    const auto g = conv_graph(k, integer_filter(k, -128, 127, 0, 3));
+    const Tensor q = codes(k, 7);
+    const auto r = run_onednn(g, q, 5, 1);
+    EXPECT_EQ(r.count_containing("conv2d int8"), 1) << r.joined();
+    EXPECT_EQ(r.count_containing("dequantize"), 0) << r.joined();
+    Tensor zt = Tensor::zeros(DataType::kUint8, {});
+    zt.mutable_view().as<uint8_t>()[0] = 5;
+    const std::vector<NamedView> in = {{"q", q.view()}, {"z", zt.view()}};
+    const auto want = Session(g, {"ref", 1}).run(in);
+    const float* wv = want[0].tensor.view().as<float>();
+    ASSERT_EQ(r.y.size(), size_t(want[0].tensor.size()));
+    for (size_t i = 0; i < r.y.size(); ++i) ASSERT_EQ(r.y[i], double(wv[i])) << "at " << i;
   }
 }
 
@@ -244,8 +315,8 @@ TEST(OnednnIntegerConv, DeclinesSayWhy) {
   // A declined conv runs in float32 on oneDNN and is still exact here (small sums).
   const Tensor q = codes(k, 7);
   const auto gw = conv_graph(k, wide);
-  const ConvRun r = run_onednn(gw, q, 9, 1);
-  EXPECT_EQ(count_containing(r.labels, "conv2d int8"), 0);
+  const auto r = run_onednn(gw, q, 9, 1);
+  EXPECT_EQ(r.count_containing("conv2d int8"), 0) << r.joined();
   const auto want = exact(k, q, 9, wide, k.h, k.w);
   ASSERT_EQ(r.y.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.y[i], want[i]) << "at " << i;

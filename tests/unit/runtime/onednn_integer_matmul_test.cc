@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "profiled_run.h"
 #include "wnn/core/builder.h"
 #include "wnn/runtime/onednn/integer_conv.h"
 #include "wnn/runtime/onednn/region_builder.h"
@@ -142,46 +143,14 @@ std::vector<double> exact(const MatmulCase& c, const Tensor& q, uint8_t z, const
   return y;
 }
 
-struct MatmulRun {
-  std::vector<double> y;
-  std::vector<std::string> labels;
-};
-
-MatmulRun run_onednn(const std::shared_ptr<const Graph>& g, const Tensor& q, uint8_t z,
-                     int threads) {
+testing::ProfiledRun run_onednn(const std::shared_ptr<const Graph>& g, const Tensor& q, uint8_t z,
+                                int threads) {
   Tensor zt = Tensor::zeros(DataType::kUint8, {});
   zt.mutable_view().as<uint8_t>()[0] = z;
   Tensor st = Tensor::zeros(DataType::kFloat32, {});
   st.mutable_view().as<float>()[0] = kScale;
-  Session s(g, {"onednn", threads, true, false});
-  s.set_profiling(true);
-  std::vector<NamedView> in = {{"q", q.view()}};
-  for (const InputInfo& i : g->inputs()) {
-    if (g->name_of(i.id) == "z") in.push_back({"z", zt.view()});
-    if (g->name_of(i.id) == "s") in.push_back({"s", st.view()});
-  }
-  const auto out = s.run(in);
-  MatmulRun r;
-  const ConstTensorView v = out[0].tensor.view();
-  if (v.dtype == DataType::kInt32) {
-    r.y.assign(v.as<int32_t>(), v.as<int32_t>() + out[0].tensor.size());
-  } else {
-    r.y.assign(v.as<float>(), v.as<float>() + out[0].tensor.size());
-  }
-  for (const auto& row : s.profile()) r.labels.push_back(row.label + " [" + row.kernel + "]");
-  return r;
-}
-
-int count_containing(const std::vector<std::string>& v, std::string_view what) {
-  int n = 0;
-  for (const auto& s : v) n += s.find(what) != std::string::npos;
-  return n;
-}
-
-std::string steps(const MatmulRun& r) {
-  std::string s;
-  for (const auto& l : r.labels) s += l + "; ";
-  return s;
+  return testing::run_profiled(g, {{"q", q.view()}, {"z", zt.view()}, {"s", st.view()}}, "onednn",
+                               threads);
 }
 
 void expect_exact_int8(const MatmulCase& c, const Tensor& w, uint8_t z, bool shifted,
@@ -190,20 +159,20 @@ void expect_exact_int8(const MatmulCase& c, const Tensor& w, uint8_t z, bool shi
   const Tensor q = codes(c, 7);
   const auto want = exact(c, q, z, w);
   for (int threads : {1, 2}) {
-    const MatmulRun r = run_onednn(g, q, z, threads);
+    const auto r = run_onednn(g, q, z, threads);
     ASSERT_EQ(r.y.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.y[i], want[i]) << "at " << i;
-    EXPECT_EQ(count_containing(r.labels, "matmul int8"), 1) << steps(r);
-    EXPECT_EQ(count_containing(r.labels, "box-sum shift"), shifted ? 1 : 0) << steps(r);
-    EXPECT_EQ(count_containing(r.labels, "dequantize"), dequantized) << steps(r);
+    EXPECT_EQ(r.count_containing("matmul int8"), 1) << r.joined();
+    EXPECT_EQ(r.count_containing("box-sum shift"), shifted ? 1 : 0) << r.joined();
+    EXPECT_EQ(r.count_containing("dequantize"), dequantized) << r.joined();
     if (dequantized) {
       // The casts, mul and add run inside the int8 steps (the zero point's cast to float32
       // is read, as int32, by the matmul).
-      for (const auto& l : r.labels) {
+      for (const auto& l : r.steps) {
         if (l.rfind("reorder for cast 'zf'", 0) == 0) continue;
         for (const char* op : {"cast '", "mul '", "add '"}) {
-          EXPECT_NE(l.rfind(op, 0), 0u) << steps(r);
-          EXPECT_EQ(l.find(std::string("for ") + op), std::string::npos) << steps(r);
+          EXPECT_NE(l.rfind(op, 0), 0u) << r.joined();
+          EXPECT_EQ(l.find(std::string("for ") + op), std::string::npos) << r.joined();
         }
       }
     }
@@ -241,8 +210,8 @@ TEST(OnednnIntegerMatmul, CastToInt32IsFolded) {
     const Tensor w =
         integer_weights(c, shifted ? -160 : -100, shifted ? 90 : 120, shifted ? 1 : 0, 8);
     expect_exact_int8(c, w, 77, shifted);
-    const MatmulRun r = run_onednn(matmul_graph(c, w), codes(c, 7), 77, 1);
-    for (const auto& l : r.labels) EXPECT_NE(l.rfind("cast 'y'", 0), 0u) << l;
+    const auto r = run_onednn(matmul_graph(c, w), codes(c, 7), 77, 1);
+    for (const auto& l : r.steps) EXPECT_NE(l.rfind("cast 'y'", 0), 0u) << l;
   }
 }
 
@@ -256,7 +225,7 @@ TEST(OnednnIntegerMatmul, DequantizationIsFoldedExactly) {
         MatmulCase c;
         c.dequantize = true, c.per_column = per_column, c.bias = bias;
         c.k = 129, c.n = 35;
-        SCOPED_TRACE(testing::Message() << shifted << per_column << bias);
+        SCOPED_TRACE(::testing::Message() << shifted << per_column << bias);
         const Tensor w =
             integer_weights(c, shifted ? -150 : -127, shifted ? 100 : 127, shifted ? 1 : 0, 9);
         expect_exact_int8(c, w, 131, shifted, 1);
@@ -332,8 +301,8 @@ TEST(OnednnIntegerMatmul, LookAlikesAreNotMatched) {
   }
   // A declined matmul runs in float32 on oneDNN, still exact here (small sums).
   const Tensor q = codes(c, 7);
-  const MatmulRun r = run_onednn(matmul_graph(c, wide), q, 9, 1);
-  EXPECT_EQ(count_containing(r.labels, "matmul int8"), 0) << steps(r);
+  const auto r = run_onednn(matmul_graph(c, wide), q, 9, 1);
+  EXPECT_EQ(r.count_containing("matmul int8"), 0) << r.joined();
   const auto want = exact(c, q, 9, wide);
   ASSERT_EQ(r.y.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(r.y[i], want[i]) << "at " << i;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/runtime/session.h"
 
@@ -19,17 +20,11 @@ std::mt19937& rng() {
 }
 
 Tensor levels(DataType dtype, Shape shape, int top) {
-  Tensor t = Tensor::zeros(dtype, std::move(shape));
-  std::uniform_int_distribution<int> u(0, top);
-  for (int64_t i = 0; i < t.size(); ++i) t.mutable_view().as<uint8_t>()[i] = uint8_t(u(rng()));
-  return t;
+  return testing::uniform_ints(dtype, std::move(shape), 0, top, rng());
 }
 
 Tensor floats(Shape shape, float lo, float hi) {
-  Tensor t = Tensor::zeros(DataType::kFloat32, std::move(shape));
-  std::uniform_real_distribution<float> u(lo, hi);
-  for (int64_t i = 0; i < t.size(); ++i) t.mutable_view().as<float>()[i] = u(rng());
-  return t;
+  return testing::uniform_floats(std::move(shape), lo, hi, rng());
 }
 
 struct Built {
@@ -77,7 +72,7 @@ TEST(PackedMatmul, RunsMatMulNBitsFormAsOneKernelWithTheReferenceResult) {
        {Shape4{1, 37, 40, 16, DataType::kUint4},  // partial last block
         Shape4{5, 21, 64, 32, DataType::kUint4}, Shape4{3, 18, 77, 32, DataType::kUint8},  // odd K
         Shape4{2, 33, 128, 128, DataType::kUint4}}) {
-    SCOPED_TRACE(testing::Message()
+    SCOPED_TRACE(::testing::Message()
                  << "m " << c.m << " n " << c.n << " k " << c.k << " block " << c.block);
     const Built built = nbits_graph(c.m, c.n, c.k, c.block, c.dtype, false);
     Session ref(built.graph, {"ref", 1});

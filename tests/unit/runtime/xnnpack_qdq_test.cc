@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/runtime/session.h"
 #include "wnn/runtime/xnnpack/qdq.h"
@@ -24,17 +25,11 @@ std::mt19937& rng() {
 }
 
 Tensor int8_tensor(Shape shape, int lo = -128, int hi = 127) {
-  Tensor t = Tensor::zeros(DataType::kInt8, std::move(shape));
-  std::uniform_int_distribution<int> u(lo, hi);
-  for (int64_t i = 0; i < t.size(); ++i) t.mutable_view().as<int8_t>()[i] = int8_t(u(rng()));
-  return t;
+  return testing::uniform_ints(DataType::kInt8, std::move(shape), lo, hi, rng());
 }
 
 Tensor float_tensor(Shape shape, float lo, float hi) {
-  Tensor t = Tensor::zeros(DataType::kFloat32, std::move(shape));
-  std::uniform_real_distribution<float> u(lo, hi);
-  for (int64_t i = 0; i < t.size(); ++i) t.mutable_view().as<float>()[i] = u(rng());
-  return t;
+  return testing::uniform_floats(std::move(shape), lo, hi, rng());
 }
 
 Tensor filled(DataType dtype, Shape shape, double v) {

@@ -151,22 +151,28 @@ IntegerConvMatch match_integer_matmul(const Graph& g, const Node& n) {
 
 namespace {
 
-// A [N] or [1, ..., 1, N] float32 operand, or one element (`per_column_ok` false: [N] only).
-bool per_column(const Graph& g, OperandId id, int64_t cols, bool one_ok) {
+// A float32 operand along the channels of a product of shape `shape` (axis `axis`: the last of
+// a matmul, 1 of a conv's NCHW output): that many elements on that axis and ones on the others,
+// right-aligned as broadcasting reads it ([N], [1, N]; [M, 1, 1], [1, M, 1, 1]), or with
+// `one_ok` a single element.
+bool per_channel(const Graph& g, OperandId id, const Shape& shape, size_t axis, bool one_ok) {
   const auto& d = g.desc(id);
   if (d.dtype != DataType::kFloat32) return false;
   if (one_ok && element_count(d.shape) == 1) return true;
-  return !d.shape.empty() && d.shape.back() == cols && element_count(d.shape) == cols;
+  if (d.shape.size() > shape.size() || shape.size() - d.shape.size() > axis) return false;
+  const int64_t channels = shape[axis];
+  return d.shape[axis - (shape.size() - d.shape.size())] == channels &&
+         element_count(d.shape) == channels;
 }
 
 // After the int32 product `i32`: cast to float32, mul by a scale, and maybe add a constant
 // bias (each the only reader of the one before and no region output), ONNX Runtime's
-// dequantization of MatMulInteger; the shape stays the product's.
+// dequantization of MatMulInteger and ConvInteger; the scale and bias hold one value per
+// channel (axis `axis` of the product) or, the scale, one in all; the shape stays the product's.
 template <typename OnlyReader>
-std::optional<IntegerConv::Dequantize> match_dequantize(const Graph& g, OperandId i32,
+std::optional<IntegerConv::Dequantize> match_dequantize(const Graph& g, OperandId i32, size_t axis,
                                                         const OnlyReader& only_reader) {
   const Shape& shape = g.desc(i32).shape;
-  const int64_t cols = shape.back();
   const auto t = only_reader(i32);
   if (!t || g.nodes()[*t].op() != OpKind::kCast ||
       g.desc(g.nodes()[*t].outputs[0]).dtype != DataType::kFloat32)
@@ -182,13 +188,13 @@ std::optional<IntegerConv::Dequantize> match_dequantize(const Graph& g, OperandI
   const auto m = only_reader(f);
   if (!m || g.nodes()[*m].op() != OpKind::kMul) return std::nullopt;
   const auto scale = other(*m, f);
-  if (!scale || !per_column(g, *scale, cols, true)) return std::nullopt;
+  if (!scale || !per_channel(g, *scale, shape, axis, true)) return std::nullopt;
   IntegerConv::Dequantize d{*scale, std::nullopt, *m};
   const OperandId y = g.nodes()[*m].outputs[0];
   if (const auto a = only_reader(y); a && g.nodes()[*a].op() == OpKind::kAdd) {
     const auto bias = other(*a, y);
     if (bias && g.operand(*bias).kind == OperandKind::kConstant &&
-        per_column(g, *bias, cols, false)) {
+        per_channel(g, *bias, shape, axis, false)) {
       d.bias = *bias;
       d.last = *a;
     }
@@ -212,7 +218,7 @@ IntegerConvPlan plan_integer_convs(const Graph& g, const Region& r,
   for (uint32_t k : r.nodes) {
     for (OperandId in : g.nodes()[k].inputs) readers[in.index].push_back(k);
   }
-  std::vector<uint32_t> folded_early;  // dequantized matmuls and their cast and mul
+  std::vector<uint32_t> folded_early;  // dequantized products and their casts and mul
   for (uint32_t k : r.nodes) {
     const Node& n = g.nodes()[k];
     if (n.op() != OpKind::kConv2d && n.op() != OpKind::kMatmul) continue;
@@ -235,8 +241,12 @@ IntegerConvPlan plan_integer_convs(const Graph& g, const Region& r,
     };
     const auto i32 = only_reader(n.outputs[0]);
     if (cast_to(i32, DataType::kInt32)) mt.conv->int32_cast = *i32;
-    if (mt.conv->int32_cast && n.op() == OpKind::kMatmul)
-      mt.conv->dequantize = match_dequantize(g, g.nodes()[*i32].outputs[0], only_reader);
+    if (mt.conv->int32_cast) {
+      const size_t channel_axis =
+          n.op() == OpKind::kConv2d ? 1 : g.desc(n.outputs[0]).shape.size() - 1;
+      mt.conv->dequantize =
+          match_dequantize(g, g.nodes()[*i32].outputs[0], channel_axis, only_reader);
+    }
     if (accept && !accept(n, *mt.conv).empty()) {
       // The dequantization's output scales or bias may be what has no fast kernel.
       if (!mt.conv->dequantize) continue;
@@ -280,10 +290,31 @@ IntegerConvPlan plan_integer_convs(const Graph& g, const Region& r,
 
 namespace {
 
+// The shape of `count` values along the channels of a product of rank `rank` (axis 1 of a
+// conv's NCHW output, the last of a matmul's [rows, N]), as a binary post-op's second operand.
+memory::desc channel_desc(int64_t count, size_t rank) {
+  return rank == 4 ? memory::desc({1, count, 1, 1}, memory::data_type::f32, tag::abcd)
+                   : memory::desc({1, count}, memory::data_type::f32, tag::ab);
+}
+
+// A dequantization in the primitive: oneDNN converts the int32 sum to float32, then runs the
+// post-ops, a binary mul by the scale and a binary add of the bias, ONNX Runtime's Cast, Mul and
+// Add with the same two roundings. (Run-time output scales instead sent oneDNN's matmul to
+// gemm:jit, which packs the weights on every run: 0.55 ms per [5, 384] x [384, 1536] of
+// minilm_int8, against brgemm's jit kernel with post-ops.)
+void set_dequantize_post_ops(const Graph& g, const IntegerConv::Dequantize& d, int64_t channels,
+                             size_t rank, dnnl::primitive_attr& attr) {
+  dnnl::post_ops po;
+  po.append_binary(dnnl::algorithm::binary_mul,
+                   channel_desc(element_count(g.desc(d.scale).shape), rank));
+  if (d.bias) po.append_binary(dnnl::algorithm::binary_add, channel_desc(channels, rank));
+  attr.set_post_ops(po);
+}
+
 // The int8 primitive of conv2d `n`: its geometry, weights dims and descriptor.
 struct Int8Conv {
   int64_t groups, m, og, og_run, m_run, row;
-  bool shifted;
+  bool shifted, fused_dequantize;
   memory::dims wdims;
   dnnl::convolution_forward::primitive_desc pd;
 };
@@ -309,7 +340,10 @@ Int8Conv make_int8_conv(const dnnl::engine& engine, const Graph& g, const Node& 
                           : memory::dims{k.groups, k.og_run, ws[1], ws[2], ws[3]};
   const memory::dims src_dims = {xs[0], xs[1], xs[2], xs[3]};
   const memory::dims dst_dims = {ys[0], k.m_run, ys[2], ys[3]};
-  const auto dst_type = k.shifted || c.int32_cast ? memory::data_type::s32 : memory::data_type::f32;
+  // The dequantization runs in the primitive unless shifted (then in the recombination).
+  k.fused_dequantize = c.dequantize && !k.shifted;
+  const auto dst_type = k.shifted || (c.int32_cast && !k.fused_dequantize) ? memory::data_type::s32
+                                                                           : memory::data_type::f32;
   const memory::desc src_any(src_dims, memory::data_type::u8, tag::any);
   const memory::desc w_any(k.wdims, memory::data_type::s8, tag::any);
   // The accumulators of a shifted conv are read back channels-last, the layout oneDNN's jit
@@ -317,6 +351,7 @@ Int8Conv make_int8_conv(const dnnl::engine& engine, const Graph& g, const Node& 
   const memory::desc dst_desc(dst_dims, dst_type, k.shifted ? tag::nhwc : tag::any);
   dnnl::primitive_attr attr;
   if (c.zero_point) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  if (k.fused_dequantize) set_dequantize_post_ops(g, *c.dequantize, k.m, 4, attr);
   dnnl::convolution_forward::desc d(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_any, w_any,
       dst_desc, {st[0], st[1]}, {dil[0] - 1, dil[1] - 1}, {pad[0], pad[2]}, {pad[1], pad[3]});
@@ -324,18 +359,25 @@ Int8Conv make_int8_conv(const dnnl::engine& engine, const Graph& g, const Node& 
   return k;
 }
 
+// Why oneDNN cannot serve an int8 kernel `make` builds (empty: it can): it has none, or only
+// its reference implementation.
+template <typename Make>
+std::string int8_kernel_refusal(const char* kernel, Make make) {
+  try {
+    const auto k = make();
+    if (reference_kernel(k.pd))
+      return fmt::format("oneDNN's int8 {} would run {}", kernel, k.pd.impl_info_str());
+    return {};
+  } catch (const dnnl::error& e) {
+    return fmt::format("oneDNN has no int8 {} for it ({})", kernel, e.what());
+  }
+}
+
 }  // namespace
 
 std::string integer_conv_kernel_refusal(const dnnl::engine& engine, const Graph& g, const Node& n,
                                         const IntegerConv& c) {
-  try {
-    const Int8Conv k = make_int8_conv(engine, g, n, c);
-    if (reference_kernel(k.pd))
-      return fmt::format("oneDNN's int8 convolution would run {}", k.pd.impl_info_str());
-    return {};
-  } catch (const dnnl::error& e) {
-    return fmt::format("oneDNN has no int8 convolution for it ({})", e.what());
-  }
+  return int8_kernel_refusal("convolution", [&] { return make_int8_conv(engine, g, n, c); });
 }
 
 namespace {
@@ -365,6 +407,31 @@ struct Dequantizing {
   int64_t scale_count = 0;
   memory bias;  // empty: none
 };
+// The scale and bias of `c`'s dequantization (none without one), and with `fused` bound as the
+// primitive's post-op operands (set_dequantize_post_ops).
+Dequantizing bind_dequantize(RegionBuilder& b, const IntegerConv& c, int64_t channels, size_t rank,
+                             bool fused, std::unordered_map<int, memory>& args) {
+  Dequantizing dq;
+  if (!c.dequantize) return dq;
+  const OperandId sc = c.dequantize->scale;
+  dq.scale_count = element_count(b.graph().desc(sc).shape);
+  dq.scale = b.alias(b.get(sc, b.plain_desc(sc)),
+                     memory::desc({dq.scale_count}, memory::data_type::f32, tag::x));
+  if (const auto bias = c.dequantize->bias) {
+    dq.bias = b.alias(b.get(*bias, b.plain_desc(*bias)),
+                      memory::desc({channels}, memory::data_type::f32, tag::x));
+  }
+  if (fused) {
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] =
+        b.alias(dq.scale, channel_desc(dq.scale_count, rank));
+    if (dq.bias) {
+      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] =
+          b.alias(dq.bias, channel_desc(channels, rank));
+    }
+  }
+  return dq;
+}
+
 void add_shift_recombination(RegionBuilder& b, const memory& acc, const memory& out, int64_t pixels,
                              int64_t groups, int64_t og, int64_t og_run, std::vector<int32_t> shift,
                              bool as_int32, Dequantizing dq = {}) {
@@ -429,7 +496,9 @@ void add_shift_recombination(RegionBuilder& b, const memory& acc, const memory& 
 void define_integer_conv(RegionBuilder& b, const Node& n, const IntegerConv& c) {
   const Graph& g = b.graph();
   const OperandId filter = *n.attrs.get_operand("filter");
-  const OperandId output = c.int32_cast ? g.nodes()[*c.int32_cast].outputs[0] : n.outputs[0];
+  const OperandId output = c.dequantize   ? g.nodes()[c.dequantize->last].outputs[0]
+                           : c.int32_cast ? g.nodes()[*c.int32_cast].outputs[0]
+                                          : n.outputs[0];
   const Shape& ys = g.desc(output).shape;
   Int8Conv k = make_int8_conv(b.engine(), g, n, c);
   const int64_t groups = k.groups, m = k.m, og = k.og, og_run = k.og_run, row = k.row;
@@ -460,21 +529,23 @@ void define_integer_conv(RegionBuilder& b, const Node& n, const IntegerConv& c) 
   args[DNNL_ARG_SRC] = b.get(c.codes, pd.src_desc());
   args[DNNL_ARG_WEIGHTS] = b.convert(wmem, pd.weights_desc(), true);
   bind_zero_point(b, c, args);
+  const Dequantizing dq = bind_dequantize(b, c, m, 4, k.fused_dequantize, args);
   if (!shifted) {
     args[DNNL_ARG_DST] = b.define_output(output, pd.dst_desc());
-    b.add_step(dnnl::convolution_forward(pd), std::move(args), "conv2d int8");
+    b.add_step(dnnl::convolution_forward(pd), std::move(args),
+               c.dequantize ? "conv2d int8, dequantize" : "conv2d int8");
     return;
   }
   const memory acc = b.allocate(pd.dst_desc());
   args[DNNL_ARG_DST] = acc;
   b.add_step(dnnl::convolution_forward(pd), std::move(args), "conv2d int8");
-  const bool as_int32 = c.int32_cast.has_value();
+  const bool as_int32 = c.int32_cast.has_value() && !c.dequantize;
   const memory out = b.define_output(
       output, memory::desc({ys[0], m, ys[2], ys[3]},
                            as_int32 ? memory::data_type::s32 : memory::data_type::f32, tag::nhwc));
   // Channels-last, one pixel's channels at a time.
-  add_shift_recombination(b, acc, out, ys[0] * ys[2] * ys[3], groups, og, og_run, c.shift,
-                          as_int32);
+  add_shift_recombination(b, acc, out, ys[0] * ys[2] * ys[3], groups, og, og_run, c.shift, as_int32,
+                          dq);
 }
 
 namespace {
@@ -504,21 +575,7 @@ Int8Matmul make_int8_matmul(const dnnl::engine& engine, const Graph& g, const No
   const memory::desc dst({k.rows, k.n_run}, dst_type, tag::ab);
   dnnl::primitive_attr attr;
   if (c.zero_point) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  if (k.fused_dequantize) {
-    // oneDNN converts the int32 sum to float32, then runs the post-ops, a binary mul by the
-    // scale and a binary add of the bias: ONNX Runtime's Cast, Mul and Add. (Run-time output
-    // scales instead sent it to gemm:jit, which packs the weights on every run: 0.55 ms per
-    // [5, 384] x [384, 1536] of minilm_int8, against brgemm's jit kernel with post-ops.)
-    const int64_t sc = element_count(g.desc(c.dequantize->scale).shape);
-    dnnl::post_ops po;
-    po.append_binary(dnnl::algorithm::binary_mul,
-                     memory::desc({1, sc}, memory::data_type::f32, tag::ab));
-    if (c.dequantize->bias) {
-      po.append_binary(dnnl::algorithm::binary_add,
-                       memory::desc({1, k.n}, memory::data_type::f32, tag::ab));
-    }
-    attr.set_post_ops(po);
-  }
+  if (k.fused_dequantize) set_dequantize_post_ops(g, *c.dequantize, k.n, 2, attr);
   k.pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, w_any, dst), attr, engine);
   return k;
 }
@@ -527,14 +584,7 @@ Int8Matmul make_int8_matmul(const dnnl::engine& engine, const Graph& g, const No
 
 std::string integer_matmul_kernel_refusal(const dnnl::engine& engine, const Graph& g, const Node& n,
                                           const IntegerConv& c) {
-  try {
-    const Int8Matmul k = make_int8_matmul(engine, g, n, c);
-    if (reference_kernel(k.pd))
-      return fmt::format("oneDNN's int8 matmul would run {}", k.pd.impl_info_str());
-    return {};
-  } catch (const dnnl::error& e) {
-    return fmt::format("oneDNN has no int8 matmul for it ({})", e.what());
-  }
+  return int8_kernel_refusal("matmul", [&] { return make_int8_matmul(engine, g, n, c); });
 }
 
 void define_integer_matmul(RegionBuilder& b, const Node& n, const IntegerConv& c) {
@@ -560,22 +610,7 @@ void define_integer_matmul(RegionBuilder& b, const Node& n, const IntegerConv& c
   args[DNNL_ARG_SRC] = b.alias(b.get(c.codes, b.plain_desc(c.codes)), pd.src_desc());
   args[DNNL_ARG_WEIGHTS] = b.convert(wmem, pd.weights_desc(), true);
   bind_zero_point(b, c, args);
-  Dequantizing dq;
-  if (c.dequantize) {
-    const OperandId sc = c.dequantize->scale;
-    dq.scale_count = element_count(g.desc(sc).shape);
-    dq.scale = b.alias(b.get(sc, b.plain_desc(sc)),
-                       memory::desc({dq.scale_count}, memory::data_type::f32, tag::x));
-    if (const auto bias = c.dequantize->bias) {
-      dq.bias = b.alias(b.get(*bias, b.plain_desc(*bias)),
-                        memory::desc({1, k.n}, memory::data_type::f32, tag::ab));
-    }
-  }
-  if (k.fused_dequantize) {
-    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] =
-        b.alias(dq.scale, memory::desc({1, dq.scale_count}, memory::data_type::f32, tag::ab));
-    if (dq.bias) args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1] = dq.bias;
-  }
+  const Dequantizing dq = bind_dequantize(b, c, k.n, 2, k.fused_dequantize, args);
   const bool as_int32 = c.int32_cast.has_value() && !c.dequantize;
   const memory out = b.define_output(output, b.plain_desc(output));
   if (!k.shifted) {

@@ -31,11 +31,12 @@ struct IntegerConv {
   // The cast to int32 that is the conv's only reader, when the region folds it: the conv then
   // writes that cast's output as int32 (set by plan_integer_convs).
   std::optional<uint32_t> int32_cast;
-  // A matmul's dequantization as ONNX Runtime writes it after MatMulInteger, folded too: that
-  // int32 cast read only by a cast back to float32, times `scale` (one element, or one per
-  // column), plus a constant `bias` per column. The matmul then writes the output of node
-  // `last` (the mul or the add) as float32(acc) * scale + bias, the same float32 operations
-  // in the same order, and is defined where `last` stands (the scale is computed after it).
+  // The dequantization as ONNX Runtime writes it after MatMulInteger and ConvInteger, folded
+  // too: that int32 cast read only by a cast back to float32, times `scale` (one element, or
+  // one per channel: a matmul's columns, a conv's output channels), plus a constant `bias` per
+  // channel. The product then writes the output of node `last` (the mul or the add) as
+  // float32(acc) * scale + bias, the same float32 operations in the same order, and is defined
+  // where `last` stands (the scale is computed after the product).
   struct Dequantize {
     OperandId scale;
     std::optional<OperandId> bias;

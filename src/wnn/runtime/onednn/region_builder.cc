@@ -264,7 +264,14 @@ dnnl::memory RegionBuilder::get(OperandId id, const dnnl::memory::desc& want) {
   dnnl::memory m = held(id);
   if (m.get_desc() == want) return m;
   if (same_addressing(m.get_desc(), want)) return alias(m, want);
-  return convert(m, want, is_constant(id));
+  // One copy per operand and layout: a dynamic quantization's two reductions and its codes
+  // read the same channels-last activation row-major (isnet-quint8: 3 reorders each, 2 saved).
+  auto& copies = converted_[id.index];
+  for (const dnnl::memory& c : copies) {
+    if (c.get_desc() == want) return c;
+  }
+  copies.push_back(convert(m, want, is_constant(id)));
+  return copies.back();
 }
 
 dnnl::memory RegionBuilder::view(OperandId id, const dnnl::memory::desc& as) {

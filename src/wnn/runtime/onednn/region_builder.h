@@ -156,8 +156,11 @@ class RegionBuilder {
   const Region& region_;
   dnnl::engine engine_;
   dnnl::stream compile_stream_;
-  std::map<uint32_t, dnnl::memory> held_;                     // current memory per operand
-  std::map<uint32_t, StridedView> views_;                     // operands not materialised yet
+  std::map<uint32_t, dnnl::memory> held_;  // current memory per operand
+  std::map<uint32_t, StridedView> views_;  // operands not materialised yet
+  // The copies get() made of an operand in other layouts, reused by its later readers in the
+  // same layout (an operand's value never changes once produced).
+  std::map<uint32_t, std::vector<dnnl::memory>> converted_;
   std::vector<std::pair<uint32_t, dnnl::memory>> externals_;  // bound to run data
   std::vector<Step> steps_;
   std::vector<SlowNode> slow_;  // nodes with a step on a reference implementation
