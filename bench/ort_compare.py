@@ -388,7 +388,25 @@ def opt(value, spec, width):
 
 HEADER = (f"{'model':26s} {'set':3s} {'ORT ms':>9s} {'wnn ms':>9s} {'ratio':>6s} "
           f"{'rounds':>11s} {'ORT-ovh':>9s} {'ovh%':>5s} {'vs net':>6s} {'GFLOP':>7s} "
-          f"{'GFLOP/s':>8s} {'max err':>9s} {'ref:':>4s} {'ref nodes':>9s} {'regions':>7s}")
+          f"{'GFLOP/s':>8s} {'max err':>9s} {'ref:':>4s} {'ref nodes':>9s} {'regions':>7s} "
+          f"{'steal%':>6s}")
+
+
+def cpu_times():
+    """(steal, total) jiffies of all CPUs from /proc/stat, or None where there is none."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return fields[7], sum(fields)
+
+
+def steal_percent(start, end):
+    """The share of CPU time the hypervisor gave other guests between two cpu_times()."""
+    if start is None or end is None or end[1] == start[1]:
+        return None
+    return 100.0 * (end[0] - start[0]) / (end[1] - start[1])
 
 
 def print_row(r, overhead, args_runs, args_warmup):
@@ -401,7 +419,8 @@ def print_row(r, overhead, args_runs, args_warmup):
           f"{100 * ovh_ms / r['ort_ms']:5.1f} {opt(net_ratio(r, overhead), '.2f', 6)} "
           f"{opt(r['gflop'], '.2f', 7)} {opt(r['wnn_gflops'], '.1f', 8)} "
           f"{opt(r['max_err'], '.2e', 9)} {r['ref_kernels']:4d} {ref_nodes:>9s} "
-          f"{r['regions']:7d}{'' if r['ok'] else '  WRONG'}", flush=True)
+          f"{r['regions']:7d} {opt(r.get('steal'), '.1f', 6)}{'' if r['ok'] else '  WRONG'}",
+          flush=True)
     if r["runs"] != args_runs or r["warmup"] != args_warmup:
         print(f"{'':31s}slow runs: median of {r['runs']} after {r['warmup']} warm-up "
               f"(--budget)")
@@ -508,14 +527,19 @@ def main():
     print("# ovh% its share of ORT's median, vs net wnn against ORT less it. ref: counts "
           "profile steps on oneDNN")
     print("# reference implementations; ref nodes the nodes on wnn's reference kernels (slow: "
-          "refused by a delegate for one).")
+          "refused by a delegate for one);")
+    print("# steal% the CPU time the hypervisor gave to other guests during the model's rounds "
+          "(above a few percent the ratios are noise).")
     print(HEADER)
     cases = [(n, lambda n=n: prepare_zoo(specs[n], args, build)) for n in zoo]
     cases += [(m["name"], lambda m=m: prepare_dev(m, args, build, models_dir)) for m in dev]
     rows = []
     for name, prepare in cases:
         try:
-            r = bench_case(prepare(), args, build)
+            case = prepare()
+            start = cpu_times()
+            r = bench_case(case, args, build)
+            r["steal"] = steal_percent(start, cpu_times())
         except Exception as e:  # one model's failure is reported, the rest still run
             print(f"{name:26s} FAILED: {e}", flush=True)
             failed = True

@@ -134,5 +134,21 @@ class Selection(unittest.TestCase):
         self.assertIsNone(self.select(only="lstm")[3])
 
 
+class Steal(unittest.TestCase):
+    def test_share_of_the_interval(self):
+        self.assertAlmostEqual(ort_compare.steal_percent((10, 1000), (40, 1200)), 15.0)
+        self.assertEqual(ort_compare.steal_percent((5, 100), (5, 300)), 0.0)
+
+    def test_unknown_or_empty_interval(self):
+        self.assertIsNone(ort_compare.steal_percent(None, (1, 2)))
+        self.assertIsNone(ort_compare.steal_percent((1, 2), (1, 2)))
+
+    def test_reads_this_machine(self):
+        t = ort_compare.cpu_times()
+        if t is not None:
+            self.assertGreaterEqual(t[1], t[0])
+            self.assertGreater(t[1], 0)
+
+
 if __name__ == "__main__":
     unittest.main()
