@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "profiled_run.h"
+#include "seeded_tensor.h"
 #include "wnn/core/builder.h"
 #include "wnn/runtime/onednn/integer_conv.h"
 #include "wnn/runtime/onednn/region_builder.h"
@@ -323,10 +324,16 @@ Tensor scalar(float v) {
 // DynamicQuantizeLinear as the importer writes it (range [min(x, 0), max(x, 0)], scale
 // range / 255 or 1 for an all-zero x, zero point and codes rounded half to even and clamped):
 // every node runs inside one oneDNN region, with the reference kernels' values bit for bit.
-std::shared_ptr<const Graph> dynamic_quantize_graph(Shape shape) {
+// With `filter`, x is relu(conv2d(input, filter)) instead of the input itself.
+std::shared_ptr<const Graph> dynamic_quantize_graph(Shape shape, const Tensor* filter = nullptr) {
   auto g = std::make_shared<Graph>();
   GraphBuilder b(*g);
-  const auto x = b.input("x", {DataType::kFloat32, shape});
+  OperandId x = b.input("x", {DataType::kFloat32, shape});
+  if (filter) {
+    x = b.add1(OpKind::kRelu, {b.add1(OpKind::kConv2d, {x, b.constant("w", *filter)},
+                                      {{"padding", IntList{1, 1, 1, 1}}})});
+    shape = g->desc(x).shape;
+  }
   IntList all;
   for (size_t i = 0; i < shape.size(); ++i) all.push_back(int64_t(i));
   const auto zero = b.constant("zero", scalar(0));
@@ -395,6 +402,34 @@ TEST(OnednnDynamicQuantize, RunsInOneRegionExactly) {
   for (int64_t i = 0; i < x.size(); ++i) p[i] = -0.25f * float(i % 150);
   p[0] = 27.5f, p[1] = -100.0f;  // range 127.5
   expect_in_one_onednn_region(g, x, 1);
+}
+
+// The quantization of a conv's output reads it in the layout the conv wrote (channels-last or
+// blocked without padding): the range's reductions and the codes need no row-major copy, and the
+// codes are written in that layout, with the reference kernels' bytes.
+TEST(OnednnDynamicQuantize, ReadsTheConvLayoutWithoutReorders) {
+  // Small integers, so the conv's sums are exact in any order and the reference kernels give
+  // the same conv output.
+  std::mt19937 rng(21);
+  const Tensor filter = testing::uniform_ints(DataType::kInt32, {32, 5, 3, 3}, -4, 4, rng);
+  const Tensor x = testing::uniform_ints(DataType::kInt32, {1, 5, 9, 11}, -3, 5, rng);
+  auto as_float = [](const Tensor& t) {
+    Tensor f =
+        Tensor::zeros(DataType::kFloat32, Shape(t.view().shape.begin(), t.view().shape.end()));
+    for (int64_t i = 0; i < t.size(); ++i)
+      f.mutable_view().as<float>()[i] = float(t.view().as<int32_t>()[i]);
+    return f;
+  };
+  const Tensor ff = as_float(filter), xf = as_float(x);
+  const auto g = dynamic_quantize_graph({1, 5, 9, 11}, &ff);
+  expect_in_one_onednn_region(g, xf, 1);
+  Session s(g, {"onednn", 2, true, false});
+  s.set_profiling(true);
+  s.run(std::vector<NamedView>{{"x", xf.view()}});
+  for (const auto& row : s.profile()) {
+    for (const char* reader : {"reorder for reduceMin", "reorder for reduceMax", "reorder for div"})
+      EXPECT_NE(row.label.rfind(reader, 0), 0u) << row.label;
+  }
 }
 
 // roundEven on oneDNN (eltwise_round) rounds half-way values to even, as the reference does.

@@ -5,10 +5,12 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "wnn/core/error.h"
 #include "wnn/kernels/kernel.h"
+#include "wnn/kernels/quantize_codes.h"
 #include "wnn/passes/activation_chains.h"
 #include "wnn/passes/pattern_match.h"
 #include "wnn/runtime/onednn/epilogue.h"
@@ -137,9 +139,14 @@ bool define_quantize_codes(RegionBuilder& b, const Node& n) {
   // The zero point must be computed already (nodes are in topological order).
   const uint32_t self = uint32_t(&n - g.nodes().data());
   if (g.operand(zp).kind == OperandKind::kNodeOutput && g.operand(zp).producer > self) return false;
-  const memory in = b.get(x, b.plain_desc(x));
+  // Read in the layout x is held in (the conv's channels-last output, not reordered row-major
+  // first), the codes written in the same layout: the int8 conv reading them wants it too.
+  const memory::desc layout = b.dense_desc(x);
+  dnnl_memory_desc_t codes_layout = layout.data;
+  codes_layout.data_type = dnnl_u8;
+  const memory in = b.get(x, layout);
   const memory sm = b.get(scale, b.plain_desc(scale)), zm = b.get(zp, b.plain_desc(zp));
-  const memory out = b.define_output(cast->outputs[0], b.plain_desc(cast->outputs[0]));
+  const memory out = b.define_output(cast->outputs[0], memory::desc(codes_layout));
   for (const Node* f : {round, add, clamp, cast}) b.mark_fused(uint32_t(f - g.nodes().data()));
   const int64_t count = element_count(g.desc(x).shape);
   const int threads = omp_get_max_threads();
@@ -149,15 +156,12 @@ bool define_quantize_codes(RegionBuilder& b, const Node& n) {
         const float s = *static_cast<const float*>(sm.get_data_handle());
         const float z = *static_cast<const float*>(zm.get_data_handle());
         auto* y = static_cast<uint8_t*>(out.get_data_handle());
-#pragma omp parallel for num_threads(threads) schedule(static) if (count > 16384)
-        for (int64_t i = 0; i < count; ++i) {
-          float v = xv[i] / s;
-          if (std::fabs(v) < 0x1p23f) {
-            const float m = std::copysign(0x1p23f, v);
-            v = (v + m) - m;
-          }
-          v = v + z;
-          y[i] = v > 0 ? uint8_t(v < 255 ? v : 255.0f) : uint8_t(0);
+        constexpr int64_t kChunk = 16384;
+        const int64_t chunks = (count + kChunk - 1) / kChunk;
+#pragma omp parallel for num_threads(threads) schedule(static) if (chunks > 1)
+        for (int64_t c = 0; c < chunks; ++c) {
+          const int64_t begin = c * kChunk;
+          kernels::quantize_codes(xv + begin, std::min(kChunk, count - begin), s, z, y + begin);
         }
       },
       "quantize to uint8", "wnn:quantize");

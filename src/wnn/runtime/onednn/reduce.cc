@@ -130,13 +130,26 @@ void define_reduce(RegionBuilder& b, const Node& n) {
   if (define_global_mean(b, n)) return;
   const Reduction r = reduction_of(n.op());
   const auto f32 = memory::data_type::f32;
-  const memory::dims kept = kept_dims(b.graph(), n);
-  const memory::desc src = b.plain_desc(n.inputs[0]);
+  memory::dims kept = kept_dims(b.graph(), n);
+  memory::desc src = b.plain_desc(n.inputs[0]);
+  memory held;
+  const bool whole = std::all_of(kept.begin(), kept.end(), [](int64_t d) { return d == 1; });
+  if (whole && (n.op() == OpKind::kReduceMin || n.op() == OpKind::kReduceMax)) {
+    // The minimum or maximum of every element is the same in any order: read the layout the
+    // input is held in as one flat run (a dynamic quantization's range of a conv's output).
+    held = b.get(n.inputs[0], b.dense_desc(n.inputs[0]));
+    src = memory::desc({int64_t(element_count(b.graph().desc(n.inputs[0]).shape))}, f32,
+                       memory::format_tag::a);
+    held = b.alias(held, src);
+    kept = {1};
+  } else {
+    held = b.get(n.inputs[0], src);
+  }
   const memory::desc dst(kept, f32, memory::dims(contiguous_strides(kept)));
   dnnl::reduction::desc d(r.algo, src, dst, r.p, 0.0f);
   dnnl::reduction::primitive_desc pd(d, b.engine());
   std::unordered_map<int, memory> args;
-  args[DNNL_ARG_SRC] = b.get(n.inputs[0], src);
+  args[DNNL_ARG_SRC] = held;
   memory out = b.define_output(n.outputs[0], b.plain_desc(n.outputs[0]));
   args[DNNL_ARG_DST] = b.alias(out, dst);
   b.add_step(dnnl::reduction(pd), std::move(args));

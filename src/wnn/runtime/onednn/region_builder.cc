@@ -236,6 +236,15 @@ dnnl::memory::desc RegionBuilder::held_desc(OperandId id) {
   return same_addressing(d, plain) ? plain : d;
 }
 
+dnnl::memory::desc RegionBuilder::dense_desc(OperandId id) {
+  const dnnl::memory::desc d = held_desc(id), plain = plain_desc(id);
+  // A view (broadcast strides, a window) spans fewer or more bytes than its elements.
+  return !views_.count(id.index) && d.data_type() == plain.data_type() &&
+                 d.get_size() == plain.get_size()
+             ? d
+             : plain;
+}
+
 dnnl::memory RegionBuilder::convert(const dnnl::memory& m, const dnnl::memory::desc& want,
                                     bool at_compile_time) {
   if (m.get_desc() == want) return m;

@@ -69,6 +69,10 @@ class RegionBuilder {
   dnnl::memory::desc plain_desc(OperandId id) const;
   // The desc `id` is held in inside the region so far.
   dnnl::memory::desc held_desc(OperandId id);
+  // held_desc(id) when its elements fill its bytes exactly, in some order (row-major,
+  // channels-last, or blocked with no padding), for kernels that do not care about the order
+  // (elementwise passes, a reduction over every axis); else the row-major desc.
+  dnnl::memory::desc dense_desc(OperandId id);
   // `id` in layout `want` (same logical dims), reordering when it is held otherwise.
   dnnl::memory get(OperandId id, const dnnl::memory::desc& want);
   // The row-major bytes of `id` read through another desc of the same size (a transposed or
