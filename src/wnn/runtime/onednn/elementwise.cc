@@ -322,7 +322,7 @@ void define_scalar_reference(RegionBuilder& b, const Node& n) {
           ov.push_back({o.dtype, o.shape, static_cast<std::byte*>(o.m.get_data_handle())});
         kernels::run_node(node, iv, ov);
       },
-      std::string(op_name(n.op())), "wnn:reference");
+      std::string(op_name(n.op())), "wnn:one-element");
 }
 
 // equal of single elements (DynamicQuantizeLinear's range check) as the reference kernel run as
