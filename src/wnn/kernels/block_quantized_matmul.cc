@@ -115,64 +115,141 @@ WNN_AVX512 inline __m512 weights16_of_4bit(const uint8_t* row, int64_t e, __m512
       _mm512_sub_epi32(_mm512_cvtepu8_epi32(_mm_unpacklo_epi8(lo, hi)), zero));
 }
 
-// Rows [r0, r0 + MR) of the padded a times weight row n.
-template <int MR, int BITS>
+// How far ahead of the rows being read the kernels prefetch the weight: the next group's rows.
+// A decode step reads every weight once, from memory, and the streams of NR rows and their
+// scales are too many for the hardware prefetcher to keep ahead of alone.
+WNN_AVX512 inline void prefetch(const void* p) {
+  _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0);
+}
+
+WNN_AVX512 inline __m256 half(__m512 v) {
+  return _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+}
+
+// Sums each of the four vectors' lanes: {sum a, sum b, sum c, sum d}.
+WNN_AVX512 inline __m128 reduce4(__m512 a, __m512 b, __m512 c, __m512 d) {
+  const __m256 h =
+      _mm256_hadd_ps(_mm256_hadd_ps(half(a), half(b)), _mm256_hadd_ps(half(c), half(d)));
+  return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+}
+
+// y[r0 + r, n0 + j] for r < MR, j < NR from the accumulators (NR is 1 or 4).
+template <int MR, int NR>
+WNN_AVX512 inline void store_rows(const __m512 (&acc)[MR][NR], int64_t r0, int64_t n0,
+                                  const BlockQuantizedMatrix& w, const float* bias, float* y) {
+  for (int r = 0; r < MR; ++r) {
+    float* out = y + (r0 + r) * w.n + n0;
+    if constexpr (NR == 4) {
+      __m128 v = reduce4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+      if (bias) v = _mm_add_ps(v, _mm_loadu_ps(bias + n0));
+      _mm_storeu_ps(out, v);
+    } else {
+      out[0] = _mm512_reduce_add_ps(acc[r][0]) + (bias ? bias[n0] : 0.0f);
+    }
+  }
+}
+
+// Where weight rows [n0, n0 + NR) start: their bytes, scales and zero points (null without).
+template <int NR>
+struct WeightRows {
+  const uint8_t* row[NR];
+  const float* scales[NR];
+  const uint8_t* zeros[NR];
+  WeightRows(const BlockQuantizedMatrix& w, int64_t n0) {
+    for (int j = 0; j < NR; ++j) {
+      row[j] = w.data + (n0 + j) * w.row_bytes();
+      scales[j] = w.scales + (n0 + j) * w.blocks;
+      zeros[j] = w.zero_points ? w.zero_points + (n0 + j) * w.blocks : nullptr;
+    }
+  }
+};
+
+// Rows [r0, r0 + MR) of the padded a times weight rows [n0, n0 + NR).
+template <int MR, int NR, int BITS>
 WNN_AVX512 void float_rows(const float* ap, int64_t kp, int64_t r0, const BlockQuantizedMatrix& w,
-                           int64_t n, const float* bias, float* y) {
-  const uint8_t* row = w.data + n * w.row_bytes();
-  const float* scales = w.scales + n * w.blocks;
-  const uint8_t* zeros = w.zero_points ? w.zero_points + n * w.blocks : nullptr;
-  const int64_t block = w.block;
+                           int64_t n0, const float* bias, float* y) {
+  const int64_t row_bytes = w.row_bytes(), block = w.block;
+  const WeightRows<NR> rows(w, n0);
+  const auto& [row, scales, zeros] = rows;
   const float* a[MR];
-  __m512 acc[MR];
+  __m512 acc[MR][NR];
+#pragma GCC unroll 4
   for (int r = 0; r < MR; ++r) {
     a[r] = ap + (r0 + r) * kp;
-    acc[r] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int j = 0; j < NR; ++j) acc[r][j] = _mm512_setzero_ps();
+  }
+  const int64_t block_bytes = block * BITS / 8;
+#pragma GCC unroll 4
+  for (int j = 0; j < NR; ++j) {
+    for (int64_t o = 0; o < w.blocks; o += 16) prefetch(scales[j] + NR * w.blocks + o);
   }
   for (int64_t b = 0; b < w.blocks; ++b) {
-    const __m512i zero = _mm512_set1_epi32(zeros ? zeros[b] : w.default_zero);
-    __m512 dot[MR], dot2[MR];
-    for (int r = 0; r < MR; ++r) dot[r] = dot2[r] = _mm512_setzero_ps();
-    const int64_t end = (b + 1) * block;
-    int64_t e = b * block;
-    if (BITS == 8 || block == 16) {
-      for (; e < end; e += 16) {
-        const __m512 wv = BITS == 8 ? weights16(row, e, zero) : weights16_of_4bit(row, e, zero);
-        for (int r = 0; r < MR; ++r)
-          dot[r] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(a[r] + e), dot[r]);
-      }
-    } else {
-      for (; e < end; e += 32) {
-        __m512 w0, w1;
-        weights32(row, e, zero, w0, w1);
-        for (int r = 0; r < MR; ++r) {
-          dot[r] = _mm512_fmadd_ps(w0, _mm512_loadu_ps(a[r] + e), dot[r]);
-          dot2[r] = _mm512_fmadd_ps(w1, _mm512_loadu_ps(a[r] + e + 16), dot2[r]);
+#pragma GCC unroll 4
+    for (int j = 0; j < NR; ++j) {
+      const uint8_t* ahead = row[j] + NR * row_bytes + b * block_bytes;
+      for (int64_t o = 0; o < block_bytes; o += 64) prefetch(ahead + o);
+    }
+    if (b % 16 == 0) {
+#pragma GCC unroll 4
+      for (int j = 0; j < NR; ++j) prefetch(scales[j] + NR * w.blocks + b);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < NR; ++j) {
+      const __m512i zero = _mm512_set1_epi32(zeros[j] ? zeros[j][b] : w.default_zero);
+      __m512 dot[MR], dot2[MR];
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; ++r) dot[r] = dot2[r] = _mm512_setzero_ps();
+      const int64_t end = (b + 1) * block;
+      int64_t e = b * block;
+      if (BITS == 8 || block == 16) {
+        for (; e < end; e += 16) {
+          const __m512 wv =
+              BITS == 8 ? weights16(row[j], e, zero) : weights16_of_4bit(row[j], e, zero);
+#pragma GCC unroll 4
+          for (int r = 0; r < MR; ++r)
+            dot[r] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(a[r] + e), dot[r]);
+        }
+      } else {
+        for (; e < end; e += 32) {
+          __m512 w0, w1;
+          weights32(row[j], e, zero, w0, w1);
+#pragma GCC unroll 4
+          for (int r = 0; r < MR; ++r) {
+            dot[r] = _mm512_fmadd_ps(w0, _mm512_loadu_ps(a[r] + e), dot[r]);
+            dot2[r] = _mm512_fmadd_ps(w1, _mm512_loadu_ps(a[r] + e + 16), dot2[r]);
+          }
         }
       }
+      const __m512 s = _mm512_set1_ps(scales[j][b]);
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; ++r)
+        acc[r][j] = _mm512_fmadd_ps(_mm512_add_ps(dot[r], dot2[r]), s, acc[r][j]);
     }
-    const __m512 s = _mm512_set1_ps(scales[b]);
-    for (int r = 0; r < MR; ++r)
-      acc[r] = _mm512_fmadd_ps(_mm512_add_ps(dot[r], dot2[r]), s, acc[r]);
   }
-  for (int r = 0; r < MR; ++r) {
-    y[(r0 + r) * w.n + n] = _mm512_reduce_add_ps(acc[r]) + (bias ? bias[n] : 0.0f);
-  }
+  store_rows<MR, NR>(acc, r0, n0, w, bias, y);
 }
 
 // ---- int8 arithmetic (accuracy_level 4), AVX-512 VNNI ----
 //
-// K is walked in chunks of 64 elements, one vpdpbusd each: 4-bit rows give 32 bytes per chunk,
-// spread as [low nibbles | high nibbles] (elements 0, 2, .., 62 then 1, 3, .., 63), so the
-// quantized activations are stored in that order; 8-bit rows are 64 bytes in element order.
-// Lane l of the int32 result sums four elements of one block; kLaneBlock gives which block of
-// the chunk, and scales and zero points are spread over the lanes by a permute.
+// K is walked in chunks of one 64-byte line of a weight row: 128 elements of a 4-bit row,
+// 64 of an 8-bit one. A 4-bit line splits into its low nibbles (elements 0, 2, .., 126) and its
+// high ones (1, 3, .., 127), two vpdpbusd into one sum, so the quantized activations are stored
+// in that order (even elements, then odd). Lane l of the int32 sum then covers elements
+// [8l, 8l + 8) of the chunk (4-bit) or [4l, 4l + 4) (8-bit), all in one block (blocks are at
+// least 16 long); lane_blocks gives which block of the chunk, and the scales and zero points of
+// the chunk's blocks are spread over the lanes by one permute.
+
+template <int BITS>
+constexpr int64_t kChunkElements = BITS == 4 ? 128 : 64;
+
+int64_t chunk_elements(int bits) { return bits == 4 ? 128 : 64; }
 
 struct Int8Activations {
   int64_t chunks = 0;
-  std::vector<int8_t> q;          // [m, chunks * 64], in the chunk order above
+  std::vector<int8_t> q;          // [m, chunks, chunk elements], in the chunk order above
   std::vector<float> lane_scale;  // [m, chunks, 16]: the scale of each lane's block
-  std::vector<float> lane_sum;    // [m, chunks, 16]: the sum of each lane's four q
+  std::vector<float> lane_sum;    // [m, chunks, 16]: the sum of each lane's q
   // Per chunk, the same for every row of the weight (no division in the inner loop):
   std::vector<int64_t> first_block;     // its first block
   std::vector<uint16_t> block_mask;     // its blocks (bit i: first_block + i < blocks)
@@ -181,21 +258,22 @@ struct Int8Activations {
 
 // The block (within its chunk) of lane l's elements.
 int lane_block(int l, int bits, int64_t block) {
-  const int64_t first = bits == 4 ? 8 * (l % 8) : 4 * l;
-  return block >= 64 ? 0 : int(first / block);
+  return int(int64_t(l) * (chunk_elements(bits) / 16) / block);
 }
 
-int64_t chunk_first_block(int64_t c, int64_t block) { return c * 64 / block; }
+int64_t chunk_first_block(int64_t c, int bits, int64_t block) {
+  return c * chunk_elements(bits) / block;
+}
 int chunk_block_count(int64_t c, const BlockQuantizedMatrix& w) {
-  const int64_t per_chunk = w.block >= 64 ? 1 : 64 / w.block;
-  return int(std::min(per_chunk, w.blocks - chunk_first_block(c, w.block)));
+  const int64_t per_chunk = std::max<int64_t>(1, chunk_elements(w.bits) / w.block);
+  return int(std::min(per_chunk, w.blocks - chunk_first_block(c, w.bits, w.block)));
 }
 
 Int8Activations quantize_activations(const float* a, int64_t m, const BlockQuantizedMatrix& w) {
   Int8Activations qa;
-  const int64_t kp = w.padded_k();
-  qa.chunks = (kp + 63) / 64;
-  const int64_t width = qa.chunks * 64;
+  const int64_t kp = w.padded_k(), chunk = chunk_elements(w.bits), per_lane = chunk / 16;
+  qa.chunks = (kp + chunk - 1) / chunk;
+  const int64_t width = qa.chunks * chunk;
   const std::vector<float> ap = padded_rows(a, m, w.k, width);
   std::vector<int8_t> natural(static_cast<size_t>(width));
   std::vector<float> scale(size_t(w.blocks));
@@ -204,7 +282,7 @@ Int8Activations quantize_activations(const float* a, int64_t m, const BlockQuant
   qa.lane_sum.assign(size_t(m * qa.chunks * 16), 0.0f);
   for (int l = 0; l < 16; ++l) qa.lane_blocks[l] = lane_block(l, w.bits, w.block);
   for (int64_t c = 0; c < qa.chunks; ++c) {
-    qa.first_block.push_back(chunk_first_block(c, w.block));
+    qa.first_block.push_back(chunk_first_block(c, w.bits, w.block));
     qa.block_mask.push_back(uint16_t((1u << chunk_block_count(c, w)) - 1));
   }
   for (int64_t r = 0; r < m; ++r) {
@@ -215,17 +293,17 @@ Int8Activations quantize_activations(const float* a, int64_t m, const BlockQuant
     }
     int8_t* q = &qa.q[size_t(r * width)];
     for (int64_t c = 0; c < qa.chunks; ++c) {
-      for (int j = 0; j < 64; ++j) {
-        const int64_t e = w.bits == 4 ? (j < 32 ? 2 * j : 2 * (j - 32) + 1) : j;
-        q[c * 64 + j] = natural[size_t(c * 64 + e)];
+      const int8_t* x = &natural[size_t(c * chunk)];
+      for (int64_t j = 0; j < chunk; ++j) {
+        q[c * chunk + j] = w.bits == 4 ? x[j < 64 ? 2 * j : 2 * (j - 64) + 1] : x[j];
       }
-      const int64_t b0 = chunk_first_block(c, w.block);
+      const int64_t b0 = chunk_first_block(c, w.bits, w.block);
       for (int l = 0; l < 16; ++l) {
         const int64_t b = b0 + lane_block(l, w.bits, w.block);
         const size_t o = size_t((r * qa.chunks + c) * 16 + l);
         qa.lane_scale[o] = b < w.blocks ? scale[size_t(b)] : 0.0f;
         int sum = 0;
-        for (int j = 0; j < 4; ++j) sum += q[c * 64 + 4 * l + j];
+        for (int64_t j = 0; j < per_lane; ++j) sum += x[l * per_lane + j];
         qa.lane_sum[o] = float(sum);
       }
     }
@@ -233,76 +311,116 @@ Int8Activations quantize_activations(const float* a, int64_t m, const BlockQuant
   return qa;
 }
 
-// The weight bytes of chunk c, as 64 unsigned elements in the chunk order; the last chunk of a
-// row may hold fewer bytes than a chunk (masked: nothing past the row is read).
-template <int BITS>
-WNN_AVX512 inline __m512i weight_chunk(const uint8_t* row, int64_t c, int64_t left) {
+// Chunk c of a weight row as unsigned bytes: for 4 bits its low nibbles (even elements) and
+// high ones (odd), for 8 bits the line itself. The last chunk of a row may hold fewer bytes than
+// a line (PARTIAL: masked, nothing past the row is read).
+template <int BITS, bool PARTIAL>
+WNN_AVX512 inline void weight_line(const uint8_t* row, int64_t c, int64_t left, __m512i (&wv)[2]) {
+  const __m512i bytes = PARTIAL ? _mm512_maskz_loadu_epi8((__mmask64(1) << left) - 1, row + c * 64)
+                                : _mm512_loadu_si512(row + c * 64);
   if constexpr (BITS == 4) {
-    const __m256i packed =
-        left >= 32 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + c * 32))
-                   : _mm256_maskz_loadu_epi8(__mmask32((uint64_t(1) << left) - 1), row + c * 32);
-    const __m512i both =
-        _mm512_inserti64x4(_mm512_castsi256_si512(packed), _mm256_srli_epi16(packed, 4), 1);
-    return _mm512_and_si512(both, _mm512_set1_epi8(0x0F));
+    const __m512i mask = _mm512_set1_epi8(0x0F);
+    wv[0] = _mm512_and_si512(bytes, mask);
+    wv[1] = _mm512_and_si512(_mm512_srli_epi16(bytes, 4), mask);
   } else {
-    return left >= 64 ? _mm512_loadu_si512(row + c * 64)
-                      : _mm512_maskz_loadu_epi8((__mmask64(1) << left) - 1, row + c * 64);
+    wv[0] = wv[1] = bytes;
   }
 }
 
-template <int MR, int BITS, bool ZERO_POINTS>
+// The chunk's dot product with one row of quantized activations: an int32 sum per lane.
+template <int BITS>
+WNN_AVX512 inline __m512i line_dot(const __m512i (&wv)[2], const __m512i (&qv)[2]) {
+  const __m512i dot = _mm512_dpbusd_epi32(_mm512_setzero_si512(), wv[0], qv[0]);
+  return BITS == 4 ? _mm512_dpbusd_epi32(dot, wv[1], qv[1]) : dot;
+}
+
+template <int MR, int NR, int BITS, bool ZERO_POINTS>
 WNN_AVX512 void int8_rows(const Int8Activations& qa, int64_t r0, const BlockQuantizedMatrix& w,
-                          int64_t n, const float* bias, float* y) {
-  const uint8_t* row = w.data + n * w.row_bytes();
+                          int64_t n0, const float* bias, float* y) {
   const int64_t row_bytes = w.row_bytes(), chunks = qa.chunks;
-  constexpr int64_t kChunkBytes = BITS == 4 ? 32 : 64;
+  constexpr int64_t kChunk = kChunkElements<BITS>;
   const __m512i lanes = _mm512_load_si512(qa.lane_blocks);
-  const float* scales = w.scales + n * w.blocks;
-  const uint8_t* zeros = ZERO_POINTS ? w.zero_points + n * w.blocks : nullptr;
+  const WeightRows<NR> rows(w, n0);
+  const auto& [row, scales, zeros] = rows;
   const int64_t* first_block = qa.first_block.data();
   const uint16_t* block_mask = qa.block_mask.data();
   const int8_t* q[MR];
   const float *lane_sum[MR], *lane_scale[MR];
-  __m512 acc[MR];
+  __m512 acc[MR][NR];
+#pragma GCC unroll 4
   for (int r = 0; r < MR; ++r) {
-    q[r] = qa.q.data() + (r0 + r) * chunks * 64;
+    q[r] = qa.q.data() + (r0 + r) * chunks * kChunk;
     lane_sum[r] = qa.lane_sum.data() + (r0 + r) * chunks * 16;
     lane_scale[r] = qa.lane_scale.data() + (r0 + r) * chunks * 16;
-    acc[r] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int j = 0; j < NR; ++j) acc[r][j] = _mm512_setzero_ps();
   }
-  __m512 z = _mm512_set1_ps(float(w.default_zero));
-  for (int64_t c = 0; c < chunks; ++c) {
-    const __m512i wv = weight_chunk<BITS>(row, c, row_bytes - c * kChunkBytes);
+  // The next group's scales (and zero points), ahead of their rows.
+#pragma GCC unroll 4
+  for (int j = 0; j < NR; ++j) {
+    for (int64_t o = 0; o < w.blocks; o += 16) prefetch(scales[j] + NR * w.blocks + o);
+  }
+  const __m512 default_zero = _mm512_set1_ps(float(w.default_zero));
+  auto chunk = [&](int64_t c, auto partial) WNN_AVX512 {
     const int64_t b0 = first_block[c];
     const __mmask16 bmask = block_mask[c];
-    const __m512 s = _mm512_permutexvar_ps(lanes, _mm512_maskz_loadu_ps(bmask, scales + b0));
-    if constexpr (ZERO_POINTS) {
-      const __m128i zb = _mm_maskz_loadu_epi8(bmask, zeros + b0);
-      z = _mm512_permutexvar_ps(lanes, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(zb)));
-    }
+    __m512i qv[MR][2];
+    __m512 sum[MR], ascale[MR];
+#pragma GCC unroll 4
     for (int r = 0; r < MR; ++r) {
-      const __m512i dot =
-          _mm512_dpbusd_epi32(_mm512_setzero_si512(), wv, _mm512_loadu_si512(q[r] + c * 64));
-      // The exact block product: sum q_a * q_w - zero * sum q_a.
-      const __m512 exact =
-          _mm512_fnmadd_ps(z, _mm512_loadu_ps(lane_sum[r] + c * 16), _mm512_cvtepi32_ps(dot));
-      acc[r] =
-          _mm512_fmadd_ps(exact, _mm512_mul_ps(s, _mm512_loadu_ps(lane_scale[r] + c * 16)), acc[r]);
+      qv[r][0] = _mm512_loadu_si512(q[r] + c * kChunk);
+      qv[r][1] = BITS == 4 ? _mm512_loadu_si512(q[r] + c * kChunk + 64) : qv[r][0];
+      sum[r] = _mm512_loadu_ps(lane_sum[r] + c * 16);
+      ascale[r] = _mm512_loadu_ps(lane_scale[r] + c * 16);
     }
-  }
-  for (int r = 0; r < MR; ++r) {
-    y[(r0 + r) * w.n + n] = _mm512_reduce_add_ps(acc[r]) + (bias ? bias[n] : 0.0f);
-  }
+#pragma GCC unroll 4
+    for (int j = 0; j < NR; ++j) {
+      prefetch(row[j] + NR * row_bytes + c * 64);
+      __m512i wv[2];
+      weight_line<BITS, decltype(partial)::value>(row[j], c, row_bytes - c * 64, wv);
+      const __m512 s = _mm512_permutexvar_ps(lanes, _mm512_maskz_loadu_ps(bmask, scales[j] + b0));
+      __m512 z = default_zero;
+      if constexpr (ZERO_POINTS) {
+        const __m128i zb = _mm_maskz_loadu_epi8(bmask, zeros[j] + b0);
+        z = _mm512_permutexvar_ps(lanes, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(zb)));
+      }
+#pragma GCC unroll 4
+      for (int r = 0; r < MR; ++r) {
+        const __m512i dot = line_dot<BITS>(wv, qv[r]);
+        // The exact block product: sum q_a * q_w - zero * sum q_a.
+        const __m512 exact = _mm512_fnmadd_ps(z, sum[r], _mm512_cvtepi32_ps(dot));
+        acc[r][j] = _mm512_fmadd_ps(exact, _mm512_mul_ps(s, ascale[r]), acc[r][j]);
+      }
+    }
+  };
+  // Whole chunks, then the row's last one when it is shorter (masked: nothing past the row is
+  // read).
+  const int64_t whole = row_bytes / 64;
+  for (int64_t c = 0; c < whole; ++c) chunk(c, std::false_type{});
+  if (whole < chunks) chunk(whole, std::true_type{});
+  store_rows<MR, NR>(acc, r0, n0, w, bias, y);
 }
 
+// Calls rows(mr, nr, r, n) over the output in tiles: weight rows in groups of 4 (the last
+// ones one by one), split among threads; activation rows 2 at a time, then the last one.
 template <typename Rows>
 void over_rows(int64_t m, int64_t n_total, int threads, const Rows& rows) {
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-  for (int64_t n = 0; n < n_total; ++n) {
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  using Four = std::integral_constant<int, 4>;
+  const int64_t groups = n_total / 4;
+  auto tile = [&](auto nr, int64_t n) {
     int64_t r = 0;
-    for (; r + 4 <= m; r += 4) rows(std::integral_constant<int, 4>{}, r, n);
-    for (; r + 2 <= m; r += 2) rows(std::integral_constant<int, 2>{}, r, n);
-    if (r < m) rows(std::integral_constant<int, 1>{}, r, n);
+    for (; r + 2 <= m; r += 2) rows(Two{}, nr, r, n);
+    if (r < m) rows(One{}, nr, r, n);
+  };
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (int64_t g = 0; g < groups + (n_total - groups * 4); ++g) {
+    if (g < groups) {
+      tile(Four{}, 4 * g);
+    } else {
+      tile(One{}, 4 * groups + (g - groups));
+    }
   }
 }
 
@@ -311,9 +429,9 @@ void avx512_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, con
   if (arithmetic == ActivationArithmetic::kInt8PerBlock) {
     const Int8Activations qa = quantize_activations(a, m, w);
     auto run = [&](auto bits, auto zero_points) {
-      over_rows(m, w.n, threads, [&](auto mr, int64_t r, int64_t n) {
-        int8_rows<decltype(mr)::value, decltype(bits)::value, decltype(zero_points)::value>(
-            qa, r, w, n, bias, y);
+      over_rows(m, w.n, threads, [&](auto mr, auto nr, int64_t r, int64_t n) {
+        int8_rows<decltype(mr)::value, decltype(nr)::value, decltype(bits)::value,
+                  decltype(zero_points)::value>(qa, r, w, n, bias, y);
       });
     };
     using Four = std::integral_constant<int, 4>;
@@ -330,8 +448,9 @@ void avx512_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, con
   const int64_t kp = w.padded_k();
   const std::vector<float> ap = padded_rows(a, m, w.k, kp);
   auto run = [&](auto bits) {
-    over_rows(m, w.n, threads, [&](auto mr, int64_t r, int64_t n) {
-      float_rows<decltype(mr)::value, decltype(bits)::value>(ap.data(), kp, r, w, n, bias, y);
+    over_rows(m, w.n, threads, [&](auto mr, auto nr, int64_t r, int64_t n) {
+      float_rows<decltype(mr)::value, decltype(nr)::value, decltype(bits)::value>(ap.data(), kp, r,
+                                                                                  w, n, bias, y);
     });
   };
   w.bits == 4 ? run(std::integral_constant<int, 4>{}) : run(std::integral_constant<int, 8>{});

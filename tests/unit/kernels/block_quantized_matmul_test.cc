@@ -171,7 +171,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{1, 40, 176, 64, 4, true},    // the tiny models' K = 176
                       Case{1, 23, 77, 16, 8, true},     // 8-bit, odd K
                       Case{4, 18, 160, 32, 8, false},   // 8-bit default zero point 128
-                      Case{2, 17, 256, 128, 8, true}),  // 8-bit, long blocks
+                      Case{2, 17, 256, 128, 8, true},   // 8-bit, long blocks
+                      Case{1, 68, 1024, 32, 4, false},  // groups of 4 rows, whole lines only
+                      Case{5, 45, 352, 16, 4, true},    // 8 blocks per line, 4 + 1 rows left
+                      Case{3, 12, 96, 32, 8, true}),    // 8-bit: one line and a partial one
     [](const auto& info) {
       const Case& c = info.param;
       return "m" + std::to_string(c.m) + "_n" + std::to_string(c.n) + "_k" + std::to_string(c.k) +
