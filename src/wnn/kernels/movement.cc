@@ -3,6 +3,7 @@
 // strided copy: the output walked row-major while the source offset follows strides that
 // encode the op (permuted for transpose, negated for reverse, scaled for slice, 0 for
 // expand, split into [repetition, dim] pairs for tile).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -36,14 +37,66 @@ struct StridedRegion {
   int64_t start = 0;
 };
 
-// Copies every index of `shape` from src to dst, each side addressed by its region.
+// The same index space over fewer, longer dimensions: size-1 dimensions dropped, and a
+// dimension merged into the one before it when both sides' strides chain (the outer stride is
+// the inner one times the inner size; broadcast runs, stride 0 on both, merge too).
+struct CoalescedCopy {
+  std::vector<int64_t> shape, from, to;
+};
+
+CoalescedCopy coalesce(std::span<const int64_t> shape, std::span<const int64_t> from,
+                       std::span<const int64_t> to) {
+  CoalescedCopy c;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (!c.shape.empty() && c.from.back() == from[d] * shape[d] &&
+        c.to.back() == to[d] * shape[d]) {
+      c.shape.back() *= shape[d];
+      c.from.back() = from[d];
+      c.to.back() = to[d];
+      continue;
+    }
+    c.shape.push_back(shape[d]);
+    c.from.push_back(from[d]);
+    c.to.push_back(to[d]);
+  }
+  return c;
+}
+
+// Copies every index of `shape` from src to dst, each side addressed by its region. Runs that
+// are contiguous on both sides after coalescing are one memcpy each, and runs reading one
+// element (a broadcast) one fill.
 void copy_strided(DataType dtype, std::span<const int64_t> shape, const std::byte* src,
                   const StridedRegion& from, std::byte* dst, const StridedRegion& to) {
+  for (int64_t d : shape) {
+    if (d == 0) return;
+  }
+  const CoalescedCopy c = coalesce(shape, from.strides, to.strides);
   visit_element_size(dtype, [&](auto tag) {
     using E = typename decltype(tag)::type;
     const E* s = reinterpret_cast<const E*>(src);
     E* d = reinterpret_cast<E*>(dst);
-    strided_walk<2>(shape, {from.strides, to.strides}, {from.start, to.start},
+    if (c.shape.empty()) {
+      d[to.start] = s[from.start];
+      return;
+    }
+    const size_t last = c.shape.size() - 1;
+    const int64_t run = c.shape[last];
+    const std::span<const int64_t> outer(c.shape.data(), last);
+    const std::span<const int64_t> outer_from(c.from.data(), last), outer_to(c.to.data(), last);
+    if (c.to[last] == 1 && (c.from[last] == 1 || c.from[last] == 0)) {
+      const bool fill = c.from[last] == 0;
+      strided_walk<2>(outer, {outer_from, outer_to}, {from.start, to.start},
+                      [&](const std::array<int64_t, 2>& o) {
+                        if (fill) {
+                          std::fill_n(d + o[1], run, s[o[0]]);
+                        } else {
+                          std::memcpy(d + o[1], s + o[0], size_t(run) * sizeof(E));
+                        }
+                      });
+      return;
+    }
+    strided_walk<2>(c.shape, {c.from, c.to}, {from.start, to.start},
                     [&](const std::array<int64_t, 2>& o) { d[o[1]] = s[o[0]]; });
   });
 }

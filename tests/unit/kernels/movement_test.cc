@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <random>
 
 #include "kernel_test_util.h"
 
@@ -61,6 +62,63 @@ TEST(MovementKernel, ExpandBroadcastsToHigherRank) {
   const Tensor x = make(DataType::kInt8, {3, 1}, {1, -2, 3});
   const Tensor r = mov(OpKind::kExpand, x, {std::vector<int64_t>{2, 3, 2}});
   EXPECT_EQ(values_of(r), (V{1, 1, -2, -2, 3, 3, 1, 1, -2, -2, 3, 3}));
+}
+
+// Random shapes with size-1, broadcast and contiguous runs in every position (the copies
+// coalesce dimensions and take memcpy or fill for whole runs), every element size, checked
+// against the index definition of expand and transpose.
+TEST(MovementKernel, ExpandAndTransposeMatchTheirIndexDefinitionOnRandomShapes) {
+  std::mt19937 rng(11);
+  const DataType types[] = {DataType::kInt8, DataType::kFloat16, DataType::kFloat32,
+                            DataType::kInt64};
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t rank = 1 + rng() % 5;
+    Shape out, in;
+    for (size_t d = 0; d < rank; ++d) {
+      out.push_back(int64_t(1 + rng() % 4));
+      in.push_back(rng() % 3 == 0 ? 1 : out.back());
+    }
+    // Sometimes fewer input dims (expand aligns them to the right).
+    const size_t drop = rng() % 2 == 0 ? rng() % rank : 0;
+    in.erase(in.begin(), in.begin() + int64_t(drop));
+    const DataType t = types[trial % 4];
+    const int64_t count = element_count(in);
+    V values(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) values[size_t(i)] = double(int64_t(i % 97) - 48);
+    const Tensor x = make(t, in, values);
+    const Tensor e = mov(OpKind::kExpand, x, {std::vector<int64_t>(out.begin(), out.end())});
+    ASSERT_EQ(e.shape, out);
+    const V got = values_of(e);
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t o = 0; o < element_count(out); ++o) {
+      int64_t rest = o, src = 0, stride = 1;
+      for (size_t d = rank; d-- > 0;) {
+        index[d] = rest % out[d];
+        rest /= out[d];
+      }
+      for (size_t d = in.size(); d-- > 0;) {
+        const size_t od = d + drop;
+        src += (in[d] == 1 ? 0 : index[od]) * stride;
+        stride *= in[d];
+      }
+      ASSERT_EQ(got[size_t(o)], values[size_t(src)]) << "expand trial " << trial << " at " << o;
+    }
+    // Transpose of the expanded tensor by a random permutation.
+    std::vector<int64_t> perm(rank);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const Tensor p = mov(OpKind::kTranspose, e, {}, {{"permutation", perm}});
+    const V transposed = values_of(p);
+    const auto strides = contiguous_strides(out);
+    for (int64_t o = 0; o < element_count(p.shape); ++o) {
+      int64_t rest = o, src = 0;
+      for (size_t d = rank; d-- > 0;) {
+        src += (rest % p.shape[d]) * strides[size_t(perm[d])];
+        rest /= p.shape[d];
+      }
+      ASSERT_EQ(transposed[size_t(o)], got[size_t(src)]) << "transpose trial " << trial;
+    }
+  }
 }
 
 TEST(MovementKernel, TransposeDefaultAndGivenPermutation) {
