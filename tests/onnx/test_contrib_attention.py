@@ -105,6 +105,17 @@ class AttentionTest(ContribTestBase):
         case.outputs = ["out"]
         self.check(case)
 
+    def test_gqa_single_batch_decode_four_query_heads_per_key_head(self):
+        # One batch: the new rows are placed by a gather, and each key/value head's four query
+        # heads share one matmul (no copies of the key/value heads).
+        self.check(self.gqa(b=1, s=1, past=6, n=8, nkv=2, h=16, rotary=1))
+
+    def test_gqa_single_batch_decode_inside_its_past_buffer(self):
+        # seqlens 3 of a 5-row past: the new token goes to row 3 (rows after it unspecified).
+        case = self.gqa(b=1, s=1, past=5, n=8, nkv=2, h=16, rotary=0, seqlens=[3])
+        case.outputs = ["out"]
+        self.check(case)
+
     def test_gqa_float16_decode_with_rotary(self):
         case = self.gqa(s=1, past=5, h=16, rotary=0)
         for name in ("q", "k", "v", "pk", "pv"):

@@ -94,17 +94,22 @@ void rotary_embedding(ConvertContext& c) {
 // before the end of the past buffer when the batch is ragged. From kv = [past ; new] along the
 // sequence axis, row j of the result is kv[j] below that start and new token j - start at and
 // after it (rows past the last new token are unspecified in ORT; these repeat the last one).
+// The result is named `name` (the present output it is, or "").
 OperandId place_new_tokens(ConvertContext& c, OperandId kv, OperandId kpos, OperandId seqlens,
-                           int64_t past, int64_t s) {
+                           int64_t past, int64_t s, std::string name) {
   const Shape ks = shape_of(c, kv);
   auto i32 = [&](double v) { return c.constant(DataType::kInt32, {v}); };
   OperandId start = c.op(K::kAdd, {seqlens, i32(1.0 - double(s))});  // [B, 1, 1, 1]
   OperandId from_new = c.op(K::kAdd, {c.op(K::kSub, {kpos, start}), i32(double(past))});
   from_new = c.op(K::kMin, {from_new, i32(double(ks[2] - 1))});
   OperandId idx = c.op(K::kWhere, {c.op(K::kLesser, {kpos, start}), kpos, from_new});
+  if (ks[0] == 1) {
+    // One batch: every head and column reads the same rows, a gather of whole rows.
+    return c.op(K::kGather, {kv, c.reshape(idx, {ks[2]})}, {{"axis", int64_t(2)}}, std::move(name));
+  }
   idx = c.reshape(idx, {ks[0], 1, ks[2], 1});
   idx = c.op(K::kExpand, {idx, RawValue(ks)});
-  return c.op(K::kGatherElements, {kv, idx}, {{"axis", int64_t(2)}});
+  return c.op(K::kGatherElements, {kv, idx}, {{"axis", int64_t(2)}}, std::move(name));
 }
 
 // GroupQueryAttention: causal self-attention over past and new keys with kv_num_heads key/value
@@ -176,8 +181,9 @@ void group_query_attention(ConvertContext& c) {
   if (past > 0) {
     k = c.op(K::kConcat, {RawValue(OperandList{c.in(3), k}), int64_t(2)});
     v = c.op(K::kConcat, {RawValue(OperandList{c.in(4), v}), int64_t(2)});
-    k = place_new_tokens(c, k, kpos, seqlens, past, s);
-    v = place_new_tokens(c, v, kpos, seqlens, past, s);
+    // Named as the present outputs they are (no copy into them).
+    k = place_new_tokens(c, k, kpos, seqlens, past, s, c.out_name(1));
+    v = place_new_tokens(c, v, kpos, seqlens, past, s, c.out_name(2));
   }
   OperandId keep = c.op(K::kLesserOrEqual, {kpos, seqlens});
   if (c.attr_int("causal", 1) != 0) {
@@ -203,8 +209,11 @@ void group_query_attention(ConvertContext& c) {
     o.sink = c.constant(dt, {0.0}, {1, 1, 1, 1});
   }
   c.set(0, c.op(K::kIdentity, {scaled_dot_product_attention(c, q, k, v, o)}, {}, c.out_name(0)));
-  if (c.wants_output(1)) c.set(1, c.op(K::kIdentity, {k}, {}, c.out_name(1)));
-  if (c.wants_output(2)) c.set(2, c.op(K::kIdentity, {v}, {}, c.out_name(2)));
+  for (size_t i : {size_t(1), size_t(2)}) {
+    if (!c.wants_output(i)) continue;
+    const OperandId present = i == 1 ? k : v;
+    c.set(i, past > 0 ? present : c.op(K::kIdentity, {present}, {}, c.out_name(i)));
+  }
 }
 
 // A key padding mask / mask index as a uint8 "keep" operand broadcastable to [B, 1, S, T]:

@@ -63,13 +63,18 @@ OperandId to_heads(ConvertContext& c, OperandId x, int64_t heads, std::string_vi
 }
 
 namespace {
-// [B, Nkv, T, H] -> [B, Nkv * groups, T, H], each kv head repeated for `groups` query heads.
-OperandId repeat_kv(ConvertContext& c, OperandId x, int64_t groups) {
-  if (groups == 1) return x;
+// x [b, heads, rows, cols] as [b, kv, heads / kv * rows, cols]: query head kv * g + j's rows
+// follow one another in key/value head kv's group (row j * rows + r), so a group's query heads
+// share one matmul with their key/value head instead of reading copies of it.
+OperandId group_heads(ConvertContext& c, OperandId x, int64_t kv) {
   const Shape s = shape_of(c, x);
-  OperandId e = c.reshape(x, {s[0], s[1], 1, s[2], s[3]});
-  e = c.op(K::kExpand, {e, RawValue(Shape{s[0], s[1], groups, s[2], s[3]})});
-  return c.reshape(e, {s[0], s[1] * groups, s[2], s[3]});
+  return c.reshape(x, {s[0], kv, s[1] / kv * s[2], s[3]});
+}
+
+// The grouped product back as [b, heads, rows, cols].
+OperandId ungroup_heads(ConvertContext& c, OperandId x, int64_t heads) {
+  const Shape s = shape_of(c, x);
+  return c.reshape(x, {s[0], heads, s[1] * s[2] / heads, s[3]});
 }
 }  // namespace
 
@@ -80,10 +85,11 @@ OperandId scaled_dot_product_attention(ConvertContext& c, OperandId q, OperandId
   check(ks[1] > 0 && n % ks[1] == 0, "{}: {} query heads are not a multiple of {} key heads",
         c.node().op_type, n, ks[1]);
   const DataType dt = c.b().graph().desc(q).dtype;
-  k = repeat_kv(c, k, n / ks[1]);
-  v = repeat_kv(c, v, n / ks[1]);
+  const int64_t kv = ks[1];
   OperandId kt = c.op(K::kTranspose, {k}, {{"permutation", IntList{0, 1, 3, 2}}});
-  OperandId scores = c.op(K::kMul, {c.op(K::kMatmul, {q, kt}), c.constant(dt, {o.scale})});
+  OperandId qk = kv == n ? c.op(K::kMatmul, {q, kt})
+                         : ungroup_heads(c, c.op(K::kMatmul, {group_heads(c, q, kv), kt}), n);
+  OperandId scores = c.op(K::kMul, {qk, c.constant(dt, {o.scale})});
   if (o.softcap > 0) {
     OperandId cap = c.constant(dt, {o.softcap});
     scores = c.op(K::kMul, {c.op(K::kTanh, {c.op(K::kDiv, {scores, cap})}), cap});
@@ -98,7 +104,8 @@ OperandId scaled_dot_product_attention(ConvertContext& c, OperandId q, OperandId
   } else {
     probs = c.op(K::kSoftmax, {scores, int64_t(3)});
   }
-  OperandId out = c.op(K::kMatmul, {probs, v});
+  OperandId out = kv == n ? c.op(K::kMatmul, {probs, v})
+                          : ungroup_heads(c, c.op(K::kMatmul, {group_heads(c, probs, kv), v}), n);
   out = c.op(K::kTranspose, {out}, {{"permutation", IntList{0, 2, 1, 3}}});
   return c.reshape(out, {b, s, n * hv});
 }
