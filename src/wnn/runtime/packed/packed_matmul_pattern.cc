@@ -41,7 +41,16 @@ bool match_zero_point(const Graph& g, OperandId z, const OperandDesc& scale_desc
                       PackedMatmulPattern& p) {
   if (g.desc(z).dtype != dtype || g.desc(z).shape != scale_desc.shape) return false;
   if (is_constant(g, z)) {
-    p.zero_point = z;
+    // One value everywhere (an expanded scalar, folded into a constant) is the kernel's uniform
+    // zero point: no per-block zero points to read. uint4 and uint8 are held one per byte.
+    const Buffer& b = g.constant_of(z)->data;
+    const bool uniform = b.size() > 0 && std::all_of(b.data(), b.data() + b.size(),
+                                                     [&](std::byte x) { return x == b.data()[0]; });
+    if (uniform) {
+      p.uniform_zero = int(std::to_integer<uint8_t>(b.data()[0]));
+    } else {
+      p.zero_point = z;
+    }
     return true;
   }
   const Node* e = producer(g, z, OpKind::kExpand);
