@@ -10,6 +10,7 @@
 #include "wnn/passes/fuse_normalization.h"
 #include "wnn/passes/fuse_softmax.h"
 #include "wnn/passes/fuse_softplus.h"
+#include "wnn/passes/share_values.h"
 
 namespace wnn::passes {
 
@@ -20,11 +21,13 @@ struct PatternPass {
   PatternFusion (*run)(const Graph&);
 };
 
-// Run once each, in this order (the audio front end was measured in it): inverse transposes
-// around elementwise chains (tf2onnx's NHWC wrappers) cancel, an STFT written as a strided
-// long-filter Conv1d becomes framing and one matmul, and a zero pad before a conv (tf2onnx's
-// ZeroPadding2D) becomes the conv's padding.
+// Run once each, in this order (the audio front end was measured in it): computations repeated
+// from the same operands (a decoder's per-layer mask and cache indices) are computed once,
+// inverse transposes around elementwise chains (tf2onnx's NHWC wrappers) cancel, an STFT written
+// as a strided long-filter Conv1d becomes framing and one matmul, and a zero pad before a conv
+// (tf2onnx's ZeroPadding2D) becomes the conv's padding.
 constexpr PatternPass kStructural[] = {
+    {"sharedValues", share_common_values},
     {"cancelTransposes", cancel_transposes},
     {"frameStridedConv", frame_strided_convs},
     {"padIntoConv", fold_pads_into_convs},

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "seeded_tensor.h"
@@ -101,6 +102,65 @@ TEST(PackedMatmul, LeavesTheFormWhenItsDequantizedWeightIsReadElsewhere) {
   // Refusals of the packed delegate name no reason: what the other delegates say is unchanged.
   for (const auto& why : fast.execution_plan().partition.ref_reason) {
     EXPECT_EQ(why.find("packed"), std::string::npos) << why;
+  }
+}
+
+// accuracy_level 4's form (onnx/ops/quantized_matmul.cc): A quantized per block to int8 in
+// front of the gemm, written once per gemm reading it.
+OperandId int8_activations(GraphBuilder& b, OperandId a, int64_t m, int64_t k, int64_t block) {
+  const int64_t blocks = k / block;
+  auto scalar = [&](DataType dtype, double v) {
+    Tensor t = Tensor::zeros(dtype, {});
+    store_double(t.mutable_view(), 0, v);
+    return b.constant(b.unique_name("c"), t);
+  };
+  const OperandId x = b.add1(OpKind::kReshape, {a, IntList{m, blocks, block}});
+  const OperandId amax = b.add1(OpKind::kReduceMax, {b.add1(OpKind::kAbs, {x})},
+                                {{"axes", IntList{2}}, {"keepDimensions", true}});
+  OperandId scale = b.add1(OpKind::kDiv, {amax, scalar(DataType::kFloat32, 127.0)});
+  scale = b.add1(OpKind::kMax,
+                 {scale, scalar(DataType::kFloat32, double(std::numeric_limits<float>::min()))});
+  const OperandId zero =
+      b.add1(OpKind::kExpand, {scalar(DataType::kInt8, 0.0), IntList{m, blocks, 1}});
+  const OperandId q = b.add1(OpKind::kQuantizeLinear, {x, scale, zero});
+  return b.add1(OpKind::kReshape,
+                {b.add1(OpKind::kDequantizeLinear, {q, scale, zero}), IntList{m, k}});
+}
+
+TEST(PackedMatmul, GemmsReadingOneInputShareItsInt8Quantization) {
+  // A decoder's gate and up projections: two level-4 gemms of one A, each written with its own
+  // quantization of A; passes/share_values leaves one, which both patterns hold.
+  const int64_t m = 1, k = 64, block = 32, blocks = 2;
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const Tensor a_value = floats({m, k}, -3.0f, 3.0f);
+  const OperandId a = b.input("a", {DataType::kFloat32, {m, k}});
+  for (const char* name : {"gate", "up"}) {
+    const int64_t n = 20;
+    const OperandId w = b.constant(std::string(name) + ".w", levels(DataType::kUint4, {n, k}, 15));
+    const OperandId s = b.constant(std::string(name) + ".s", floats({n, blocks}, 0.01f, 0.05f));
+    const OperandId z =
+        b.constant(std::string(name) + ".z", levels(DataType::kUint4, {n, blocks}, 15));
+    const OperandId dq = b.add1(OpKind::kDequantizeLinear, {w, s, z});
+    b.output(b.add1(OpKind::kGemm, {int8_activations(b, a, m, k, block), dq},
+                    {{"bTranspose", true}}, name));
+  }
+  Session ref(g, {"ref", 1});
+  Session fast(g, {"auto", 2});
+  EXPECT_EQ(packed_regions(fast), 1u);
+  EXPECT_EQ(fast.execution_plan().partition.regions.size(), 1u);
+  for (const auto& why : fast.execution_plan().partition.ref_reason) {
+    if (!why.empty()) ADD_FAILURE() << "left on the reference kernels: " << why;
+  }
+  const std::vector<NamedView> in = {{"a", a_value.view()}};
+  const auto want = ref.run(in);
+  const auto got = fast.run(in);
+  for (size_t o = 0; o < want.size(); ++o) {
+    const float* gv = got[o].tensor.view().as<float>();
+    const float* wv = want[o].tensor.view().as<float>();
+    for (int64_t i = 0; i < want[o].tensor.size(); ++i) {
+      ASSERT_NEAR(gv[i], wv[i], 1e-5 * (1 + std::abs(wv[i]))) << o << " " << i;
+    }
   }
 }
 

@@ -130,17 +130,26 @@ bool match_int8_activations(const Graph& g, OperandId a, PackedMatmulPattern& p)
   return true;
 }
 
-// Whether every value a pattern node computes, but the gemm's result, is read only inside it.
+std::optional<PackedMatmulPattern> match_structure(const Graph& g, uint32_t gemm);
+
+// Whether every value a pattern node computes, but the gemm's result, is read only inside it, or
+// by another pattern's gemm whose pattern holds the same node: gemms reading one A share its
+// activation quantization (after passes/share_values), and each kernel quantizes A itself.
 bool inner_values_stay_inside(const Graph& g, const PackedMatmulPattern& p) {
-  const passes::Uses uses = passes::uses_of(g);
-  std::vector<int> inside(g.operands().size(), 0);
-  for (uint32_t n : p.nodes) {
-    for (OperandId in : g.nodes()[n].inputs) ++inside[in.index];
-  }
+  const auto readers = passes::readers_of(g);
   for (uint32_t n : p.nodes) {
     if (n == p.gemm) continue;
     for (OperandId out : g.nodes()[n].outputs) {
-      if (uses.count[out.index] != inside[out.index]) return false;
+      if (g.is_output(out)) return false;
+      for (uint32_t r : readers[out.index]) {
+        if (std::binary_search(p.nodes.begin(), p.nodes.end(), r)) continue;
+        if (g.nodes()[r].op() != OpKind::kGemm) return false;
+        const auto other = match_structure(g, r);
+        if (!other || !other->int8_activations ||
+            !std::binary_search(other->nodes.begin(), other->nodes.end(), n)) {
+          return false;
+        }
+      }
     }
   }
   return true;
@@ -148,7 +157,10 @@ bool inner_values_stay_inside(const Graph& g, const PackedMatmulPattern& p) {
 
 }  // namespace
 
-std::optional<PackedMatmulPattern> match_packed_matmul(const Graph& g, uint32_t gemm) {
+namespace {
+
+// The pattern's ops, shapes and constants, whoever else reads its values.
+std::optional<PackedMatmulPattern> match_structure(const Graph& g, uint32_t gemm) {
   const Node& mm = g.nodes()[gemm];
   if (mm.op() != OpKind::kGemm || !mm.attrs.get_bool("bTranspose") ||
       mm.attrs.get_bool("aTranspose") || mm.attrs.get_float("alpha") != 1.0 ||
@@ -198,7 +210,14 @@ std::optional<PackedMatmulPattern> match_packed_matmul(const Graph& g, uint32_t 
   if (!match_int8_activations(g, mm.inputs[0], p)) p.a = mm.inputs[0];
   if (g.desc(p.a).dtype != DataType::kFloat32) return std::nullopt;
   std::sort(p.nodes.begin(), p.nodes.end());
-  if (!inner_values_stay_inside(g, p)) return std::nullopt;
+  return p;
+}
+
+}  // namespace
+
+std::optional<PackedMatmulPattern> match_packed_matmul(const Graph& g, uint32_t gemm) {
+  auto p = match_structure(g, gemm);
+  if (!p || !inner_values_stay_inside(g, *p)) return std::nullopt;
   return p;
 }
 
