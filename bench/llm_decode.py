@@ -250,6 +250,11 @@ def main():
               f"{'the same' if same else 'DIFFER'}; weights file "
               f"{conv['weight_bytes'] / 1e6:.1f} MB ({conv['phase_weight_bytes'] / 1e6:.1f} MB "
               f"over both phases)")
+        if not same:
+            first = next((i for i, (a, b) in enumerate(zip(w["tokens"], o["tokens"])) if a != b),
+                         min(len(w["tokens"]), len(o["tokens"])))
+            print(f"{name:28s} first difference at token {first} (0 = the prefill's): wnn "
+                  f"{w['tokens'][first:first + 4]}, ORT {o['tokens'][first:first + 4]}")
         all_results.append({"model": name, "wnn": w, "ort": o, "same_tokens": same,
                             "convert": conv})
     if args.json:

@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "wnn/core/error.h"
+
 namespace wnn::kernels {
 
 // Vectors cross calls only between functions of the same target.
@@ -269,14 +271,32 @@ int chunk_block_count(int64_t c, const BlockQuantizedMatrix& w) {
   return int(std::min(per_chunk, w.blocks - chunk_first_block(c, w.bits, w.block)));
 }
 
-Int8Activations quantize_activations(const float* a, int64_t m, const BlockQuantizedMatrix& w) {
+// quantize_activation_block for a count that is a multiple of 16, vectorized: the same
+// maximum, the same scale, the same correctly rounded quotients rounded half to even.
+WNN_AVX512 float quantize_block16(const float* x, int64_t count, int8_t* q) {
+  __m512 amax = _mm512_setzero_ps();
+  for (int64_t i = 0; i < count; i += 16)
+    amax = _mm512_max_ps(amax, _mm512_abs_ps(_mm512_loadu_ps(x + i)));
+  const float scale =
+      std::max(_mm512_reduce_max_ps(amax) / 127.0f, std::numeric_limits<float>::min());
+  const __m512 s = _mm512_set1_ps(scale);
+  for (int64_t i = 0; i < count; i += 16) {
+    const __m512 r = _mm512_roundscale_ps(_mm512_div_ps(_mm512_loadu_ps(x + i), s),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q + i),
+                     _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(r)));
+  }
+  return scale;
+}
+
+// Every row of a quantized per block (rows split among `threads`).
+Int8Activations quantize_activations(const float* a, int64_t m, const BlockQuantizedMatrix& w,
+                                     int threads) {
   Int8Activations qa;
   const int64_t kp = w.padded_k(), chunk = chunk_elements(w.bits), per_lane = chunk / 16;
   qa.chunks = (kp + chunk - 1) / chunk;
   const int64_t width = qa.chunks * chunk;
   const std::vector<float> ap = padded_rows(a, m, w.k, width);
-  std::vector<int8_t> natural(static_cast<size_t>(width));
-  std::vector<float> scale(size_t(w.blocks));
   qa.q.assign(size_t(m * width), 0);
   qa.lane_scale.assign(size_t(m * qa.chunks * 16), 0.0f);
   qa.lane_sum.assign(size_t(m * qa.chunks * 16), 0.0f);
@@ -285,11 +305,13 @@ Int8Activations quantize_activations(const float* a, int64_t m, const BlockQuant
     qa.first_block.push_back(chunk_first_block(c, w.bits, w.block));
     qa.block_mask.push_back(uint16_t((1u << chunk_block_count(c, w)) - 1));
   }
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && m > 1)
   for (int64_t r = 0; r < m; ++r) {
-    std::fill(natural.begin(), natural.end(), int8_t(0));
+    std::vector<int8_t> natural(static_cast<size_t>(width), 0);
+    std::vector<float> scale(size_t(w.blocks));
     for (int64_t b = 0; b < w.blocks; ++b) {
-      scale[size_t(b)] = quantize_activation_block(&ap[size_t(r * width + b * w.block)], w.block,
-                                                   &natural[size_t(b * w.block)]);
+      scale[size_t(b)] = quantize_block16(&ap[size_t(r * width + b * w.block)], w.block,
+                                          &natural[size_t(b * w.block)]);
     }
     int8_t* q = &qa.q[size_t(r * width)];
     for (int64_t c = 0; c < qa.chunks; ++c) {
@@ -402,7 +424,7 @@ WNN_AVX512 void int8_rows(const Int8Activations& qa, int64_t r0, const BlockQuan
 }
 
 // Calls rows(mr, nr, r, n) over the output in tiles: weight rows in groups of 4 (the last
-// ones one by one), split among threads; activation rows 2 at a time, then the last one.
+// ones one by one), split among threads; activation rows 4, then 2 at a time, then the last one.
 template <typename Rows>
 void over_rows(int64_t m, int64_t n_total, int threads, const Rows& rows) {
   using One = std::integral_constant<int, 1>;
@@ -411,6 +433,7 @@ void over_rows(int64_t m, int64_t n_total, int threads, const Rows& rows) {
   const int64_t groups = n_total / 4;
   auto tile = [&](auto nr, int64_t n) {
     int64_t r = 0;
+    for (; r + 4 <= m; r += 4) rows(Four{}, nr, r, n);
     for (; r + 2 <= m; r += 2) rows(Two{}, nr, r, n);
     if (r < m) rows(One{}, nr, r, n);
   };
@@ -427,7 +450,7 @@ void over_rows(int64_t m, int64_t n_total, int threads, const Rows& rows) {
 void avx512_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, const float* bias,
                    float* y, ActivationArithmetic arithmetic, int threads) {
   if (arithmetic == ActivationArithmetic::kInt8PerBlock) {
-    const Int8Activations qa = quantize_activations(a, m, w);
+    const Int8Activations qa = quantize_activations(a, m, w, threads);
     auto run = [&](auto bits, auto zero_points) {
       over_rows(m, w.n, threads, [&](auto mr, auto nr, int64_t r, int64_t n) {
         int8_rows<decltype(mr)::value, decltype(nr)::value, decltype(bits)::value,
@@ -478,6 +501,13 @@ float quantize_activation_block(const float* x, int64_t count, int8_t* q) {
     q[i] = int8_t(std::clamp(std::nearbyint(x[i] / scale), -128.0f, 127.0f));
   }
   return scale;
+}
+
+float quantize_activation_block(const float* x, int64_t count, int8_t* q, BlockMatmulIsa isa) {
+  check(isa == BlockMatmulIsa::kScalar || count % 16 == 0,
+        "quantize_activation_block: {} elements for the vectorized form", count);
+  return isa == BlockMatmulIsa::kAvx512 ? quantize_block16(x, count, q)
+                                        : quantize_activation_block(x, count, q);
 }
 
 void block_quantized_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w,

@@ -39,6 +39,9 @@ std::string_view isa_name(BlockMatmulIsa isa);
 // writes it (onnx/ops/quantized_matmul.cc): scale = max(max|x| / 127, FLT_MIN), q = x / scale
 // rounded half to even. Returns the scale.
 float quantize_activation_block(const float* x, int64_t count, int8_t* q);
+// The same computed by `isa`'s implementation (kAvx512: count a multiple of 16), which the
+// kernel uses on each row of A; the results are identical.
+float quantize_activation_block(const float* x, int64_t count, int8_t* q, BlockMatmulIsa isa);
 
 // y [m, n] = a [m, k] @ dequantize(w)^T + bias [n] (bias may be null). `threads` OpenMP
 // threads split n.

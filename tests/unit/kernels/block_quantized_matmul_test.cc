@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <random>
@@ -196,6 +197,30 @@ TEST(BlockQuantizedMatmul, AllZeroActivationBlockQuantizesToZero) {
   int8_t q[4] = {1, 1, 1, 1};
   EXPECT_EQ(quantize_activation_block(x, 4, q), FLT_MIN);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(q[i], 0) << i;
+}
+
+TEST(BlockQuantizedMatmul, VectorizedActivationQuantizationIsIdentical) {
+  if (best_block_matmul_isa() != BlockMatmulIsa::kAvx512) GTEST_SKIP() << "no AVX-512 VNNI";
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 2.0f);
+  for (int64_t count : {16, 32, 64, 128}) {
+    for (int trial = 0; trial < 200; ++trial) {
+      std::vector<float> x(static_cast<size_t>(count));
+      for (float& v : x) v = normal(rng);
+      if (trial % 4 == 0) {
+        // Ties: max |x| = 127 gives scale 1, and halves round to even.
+        for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 9) - 4) + 0.5f;
+        x[0] = 127.0f;
+      }
+      if (trial % 4 == 1) std::fill(x.begin(), x.end(), 0.0f);  // scale FLT_MIN
+      std::vector<int8_t> scalar(x.size()), fast(x.size());
+      const float s = quantize_activation_block(x.data(), count, scalar.data());
+      const float f =
+          quantize_activation_block(x.data(), count, fast.data(), BlockMatmulIsa::kAvx512);
+      ASSERT_EQ(s, f) << count << " " << trial;
+      ASSERT_EQ(scalar, fast) << count << " " << trial;
+    }
+  }
 }
 
 }  // namespace
