@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "wnn/core/derived_buffer.h"
 #include "wnn/core/error.h"
 #include "wnn/format/packed4.h"
 
@@ -75,6 +76,14 @@ Buffer widen_bf16(const Buffer& bytes, size_t elements) {
   return out;
 }
 
+// 4-bit data unpacked once per process while any graph holds it: every graph over one weights
+// file (a decoder's phases) shares the unpacked copy.
+Buffer unpacked4(const Buffer& packed, size_t elements, bool is_signed) {
+  return derived_buffer(packed,
+                        fmt::format("unpack4 {} {}", is_signed ? "int4" : "uint4", elements),
+                        [&] { return unpack4(packed.bytes(), elements, is_signed); });
+}
+
 Buffer load_packed4(const StoredEntry& entry, const OperandDesc& desc, const Packed4Marker& marker,
                     const std::string& what) {
   const StoredTensor& t = entry.tensor;
@@ -89,7 +98,7 @@ Buffer load_packed4(const StoredEntry& entry, const OperandDesc& desc, const Pac
           shape_to_string(t.shape), desc.to_string());
     check(t.bytes.size() == packed4_size(elements), "{}: {} bytes, packed {} needs {} bytes", what,
           t.bytes.size(), desc.to_string(), packed4_size(elements));
-    return unpack4(t.bytes.bytes(), elements, is_signed);
+    return unpacked4(t.bytes, elements, is_signed);
   }
   check(entry.dtype == StoredDtype::kU8,
         "{}: the graph declares {}, which must be stored packed as U8, but the file stores {}",
@@ -105,7 +114,7 @@ Buffer load_packed4(const StoredEntry& entry, const OperandDesc& desc, const Pac
   check(t.shape == packed_shape,
         "{}: packed {} must be stored with shape {}, the file has {} ({} bytes)", what,
         desc.to_string(), shape_to_string(packed_shape), shape_to_string(t.shape), t.bytes.size());
-  return unpack4(t.bytes.bytes(), elements, is_signed);
+  return unpacked4(t.bytes, elements, is_signed);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 
+#include "wnn/core/derived_buffer.h"
 #include "wnn/core/error.h"
 #include "wnn/kernels/block_quantized_matmul.h"
 #include "wnn/runtime/packed/packed_matmul_pattern.h"
@@ -146,7 +147,12 @@ std::unique_ptr<CompiledRegion> PackedDelegate::compile(const Graph& graph, cons
     m.blocks = p->blocks;
     m.bits = p->bits;
     const Buffer& w = graph.constant_of(p->weight)->data;
-    s.weight = p->bits == 4 ? pack_rows(w, p->n * p->blocks * p->block) : w;
+    // One packed copy per process, whichever sessions compile this constant (a decoder's prefill
+    // and decode graphs share their weights).
+    const int64_t elements = p->n * p->blocks * p->block;
+    s.weight = p->bits == 4 ? derived_buffer(w, fmt::format("packed rows of uint4 {}", elements),
+                                             [&] { return pack_rows(w, elements); })
+                            : w;
     s.scales = graph.constant_of(p->scale)->data;
     m.data = reinterpret_cast<const uint8_t*>(s.weight.data());
     m.scales = reinterpret_cast<const float*>(s.scales.data());

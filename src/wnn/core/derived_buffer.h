@@ -1,0 +1,22 @@
+// Buffers computed from another buffer once per process: the uint4 weights unpacked from a
+// mapped file, a delegate's packed copy of a constant. Two graphs over one weights file (a
+// decoder's prefill and decode phases) or two sessions over one graph then hold one copy, not
+// one each (issue 19: the weights must not double with the sessions).
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include "wnn/core/tensor.h"
+
+namespace wnn {
+
+// The buffer `make()` computes from `source`, computed once while any caller holds its result:
+// a later call with the same source bytes (same address and size) and the same `kind` returns
+// the same memory. The result keeps `source` alive, so its address cannot be reused by other
+// bytes while the entry is live. `make` must depend only on the source bytes and `kind`.
+// Thread-safe.
+Buffer derived_buffer(const Buffer& source, std::string_view kind,
+                      const std::function<Buffer()>& make);
+
+}  // namespace wnn
