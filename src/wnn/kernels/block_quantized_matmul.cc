@@ -387,13 +387,17 @@ WNN_AVX512 void int8_rows(const Int8Activations& qa, int64_t r0, const BlockQuan
     const int64_t b0 = first_block[c];
     const __mmask16 bmask = block_mask[c];
     __m512i qv[MR][2];
-    __m512 sum[MR], ascale[MR];
+    __m512 sum[MR], ascale[MR], correction[MR];
 #pragma GCC unroll 4
     for (int r = 0; r < MR; ++r) {
       qv[r][0] = _mm512_loadu_si512(q[r] + c * kChunk);
       qv[r][1] = BITS == 4 ? _mm512_loadu_si512(q[r] + c * kChunk + 64) : qv[r][0];
       sum[r] = _mm512_loadu_ps(lane_sum[r] + c * 16);
       ascale[r] = _mm512_loadu_ps(lane_scale[r] + c * 16);
+      // One zero point for the whole weight: its term, zero * sum q_a * scale_a, is the same for
+      // every weight row of the tile.
+      if constexpr (!ZERO_POINTS)
+        correction[r] = _mm512_mul_ps(_mm512_mul_ps(default_zero, sum[r]), ascale[r]);
     }
 #pragma GCC unroll 4
     for (int j = 0; j < NR; ++j) {
@@ -408,10 +412,15 @@ WNN_AVX512 void int8_rows(const Int8Activations& qa, int64_t r0, const BlockQuan
       }
 #pragma GCC unroll 4
       for (int r = 0; r < MR; ++r) {
-        const __m512i dot = line_dot<BITS>(wv, qv[r]);
-        // The exact block product: sum q_a * q_w - zero * sum q_a.
-        const __m512 exact = _mm512_fnmadd_ps(z, sum[r], _mm512_cvtepi32_ps(dot));
-        acc[r][j] = _mm512_fmadd_ps(exact, _mm512_mul_ps(s, ascale[r]), acc[r][j]);
+        const __m512 dot = _mm512_cvtepi32_ps(line_dot<BITS>(wv, qv[r]));
+        if constexpr (ZERO_POINTS) {
+          // The exact block product: sum q_a * q_w - zero * sum q_a.
+          const __m512 exact = _mm512_fnmadd_ps(z, sum[r], dot);
+          acc[r][j] = _mm512_fmadd_ps(exact, _mm512_mul_ps(s, ascale[r]), acc[r][j]);
+        } else {
+          // (sum q_a * q_w * scale_a - zero * sum q_a * scale_a) * scale_w.
+          acc[r][j] = _mm512_fmadd_ps(s, _mm512_fmsub_ps(dot, ascale[r], correction[r]), acc[r][j]);
+        }
       }
     }
   };
