@@ -52,4 +52,20 @@ Buffer derived_buffer(const Buffer& source, std::string_view kind,
   return Buffer::view(held, held->value.data(), held->value.size());
 }
 
+std::optional<Buffer> derived_source(const Buffer& derived, std::string_view kind) {
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  for (const auto& [key, entry] : cache()) {
+    if (std::get<2>(key) != kind) continue;
+    const auto live = entry.lock();
+    if (live && live->value.data() == derived.data() && live->value.size() == derived.size()) {
+      return live->source;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string unpacked4_kind(bool is_signed, size_t elements) {
+  return (is_signed ? "unpack4 int4 " : "unpack4 uint4 ") + std::to_string(elements);
+}
+
 }  // namespace wnn

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "wnn/core/tensor.h"
@@ -18,5 +20,13 @@ namespace wnn {
 // Thread-safe.
 Buffer derived_buffer(const Buffer& source, std::string_view kind,
                       const std::function<Buffer()>& make);
+
+// The source a live derived_buffer(source, kind, ...) result was computed from, when `derived`
+// is one (the same memory); nullopt otherwise.
+std::optional<Buffer> derived_source(const Buffer& derived, std::string_view kind);
+
+// The kind format/ unpacks packed 4-bit weights under (one byte per value from the file's two
+// per byte, element 0 in the low nibble): the packed delegate finds the file's bytes by it.
+std::string unpacked4_kind(bool is_signed, size_t elements);
 
 }  // namespace wnn

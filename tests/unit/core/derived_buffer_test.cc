@@ -76,5 +76,20 @@ TEST(DerivedBuffer, TheResultKeepsItsSourceAlive) {
   EXPECT_TRUE(watch.expired());
 }
 
+TEST(DerivedBuffer, ALiveResultNamesItsSource) {
+  const Buffer source = bytes_of("packed");
+  int calls = 0;
+  const Buffer result = derived_buffer(source, "reverse", [&] { return reversed(source, calls); });
+  const auto found = derived_source(result, "reverse");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->data(), source.data());
+  EXPECT_FALSE(derived_source(result, "another kind").has_value());
+  EXPECT_FALSE(derived_source(source, "reverse").has_value());  // not a result
+  const Buffer copy = bytes_of("dekcap");                       // equal bytes, other memory
+  EXPECT_FALSE(derived_source(copy, "reverse").has_value());
+  EXPECT_EQ(unpacked4_kind(false, 64), "unpack4 uint4 64");
+  EXPECT_NE(unpacked4_kind(true, 64), unpacked4_kind(false, 64));
+}
+
 }  // namespace
 }  // namespace wnn

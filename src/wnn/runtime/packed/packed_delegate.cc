@@ -40,6 +40,17 @@ Buffer pack_rows(const Buffer& unpacked, int64_t elements) {
   return out;
 }
 
+// The weight as the kernel reads it: the weights file's own packed bytes (mapped) when the
+// constant was unpacked from them, else one packed copy per process, whichever sessions
+// compile this constant (a decoder's prefill and decode graphs share their weights).
+Buffer packed_rows(const Buffer& unpacked, int64_t elements) {
+  if (auto file = derived_source(unpacked, unpacked4_kind(false, size_t(elements)))) {
+    return *file;
+  }
+  return derived_buffer(unpacked, fmt::format("packed rows of uint4 {}", elements),
+                        [&] { return pack_rows(unpacked, elements); });
+}
+
 class PackedRegion final : public CompiledRegion {
  public:
   PackedRegion(std::vector<PackedStep> steps, std::vector<size_t> scratch_sizes, int threads)
@@ -147,12 +158,7 @@ std::unique_ptr<CompiledRegion> PackedDelegate::compile(const Graph& graph, cons
     m.blocks = p->blocks;
     m.bits = p->bits;
     const Buffer& w = graph.constant_of(p->weight)->data;
-    // One packed copy per process, whichever sessions compile this constant (a decoder's prefill
-    // and decode graphs share their weights).
-    const int64_t elements = p->n * p->blocks * p->block;
-    s.weight = p->bits == 4 ? derived_buffer(w, fmt::format("packed rows of uint4 {}", elements),
-                                             [&] { return pack_rows(w, elements); })
-                            : w;
+    s.weight = p->bits == 4 ? packed_rows(w, p->n * p->blocks * p->block) : w;
     s.scales = graph.constant_of(p->scale)->data;
     m.data = reinterpret_cast<const uint8_t*>(s.weight.data());
     m.scales = reinterpret_cast<const float*>(s.scales.data());
