@@ -1,4 +1,4 @@
-#!/ usr / bin / python3
+#!/usr/bin/python3
 """wnn against ONNX Runtime, side by side, on one phase of a transformer-zoo decoder.
 
 Usage: /usr/bin/python3 bench/transformer_decode_ort.py BUILD ZOO_DIR NAME [--phase decode]
@@ -48,7 +48,7 @@ def main():
         inputs += ["--input", f"{spec['name']}={feed_dir / (spec['name'] + '.npy')}"]
     out = args.build / "bench" / "transformer_decode" / f"{args.name}.{args.phase}"
     out.mkdir(parents=True, exist_ok=True)
-#Every free dim bound by the feed's shapes, as `wnn validate --input` would.
+    # Every free dim bound by the feed's shapes, as `wnn validate --input` would.
     dims, overrides = {}, []
     info = json.loads(run([wnn, "onnx-info", onnx_path, "--json"]))
     shapes = {s["name"]: s["shape"] for s in sidecar["phases"][args.phase]["inputs"]}
