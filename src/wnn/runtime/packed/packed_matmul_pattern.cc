@@ -134,8 +134,11 @@ std::optional<PackedMatmulPattern> match_structure(const Graph& g, uint32_t gemm
 
 // Whether every value a pattern node computes, but the gemm's result, is read only inside it, or
 // by another pattern's gemm whose pattern holds the same node: gemms reading one A share its
-// activation quantization (after passes/share_values), and each kernel quantizes A itself.
-bool inner_values_stay_inside(const Graph& g, const PackedMatmulPattern& p) {
+// activation quantization (after passes/share_values), and each kernel quantizes A itself. That
+// other pattern must keep its own values inside too (checked one level deep: its readers' own
+// patterns are then only matched), or its gemm would run elsewhere and read a value no kernel
+// computed.
+bool inner_values_stay_inside(const Graph& g, const PackedMatmulPattern& p, int depth = 0) {
   const auto readers = passes::readers_of(g);
   for (uint32_t n : p.nodes) {
     if (n == p.gemm) continue;
@@ -146,7 +149,8 @@ bool inner_values_stay_inside(const Graph& g, const PackedMatmulPattern& p) {
         if (g.nodes()[r].op() != OpKind::kGemm) return false;
         const auto other = match_structure(g, r);
         if (!other || !other->int8_activations ||
-            !std::binary_search(other->nodes.begin(), other->nodes.end(), n)) {
+            !std::binary_search(other->nodes.begin(), other->nodes.end(), n) ||
+            (depth == 0 && !inner_values_stay_inside(g, *other, 1))) {
           return false;
         }
       }
