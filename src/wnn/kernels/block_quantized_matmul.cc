@@ -172,7 +172,10 @@ WNN_AVX512 void float_rows(const float* ap, int64_t kp, int64_t r0, const BlockQ
                            int64_t n0, const float* bias, float* y) {
   const int64_t row_bytes = w.row_bytes(), block = w.block;
   const WeightRows<NR> rows(w, n0);
-  const auto& [row, scales, zeros] = rows;
+  // Named references, not a structured binding: clang 14 does not capture those in lambdas.
+  const auto& row = rows.row;
+  const auto& scales = rows.scales;
+  const auto& zeros = rows.zeros;
   const float* a[MR];
   __m512 acc[MR][NR];
 #pragma GCC unroll 4
@@ -363,7 +366,10 @@ WNN_AVX512 void int8_rows(const Int8Activations& qa, int64_t r0, const BlockQuan
   constexpr int64_t kChunk = kChunkElements<BITS>;
   const __m512i lanes = _mm512_load_si512(qa.lane_blocks);
   const WeightRows<NR> rows(w, n0);
-  const auto& [row, scales, zeros] = rows;
+  // Named references, not a structured binding: clang 14 does not capture those in lambdas.
+  const auto& row = rows.row;
+  const auto& scales = rows.scales;
+  const auto& zeros = rows.zeros;
   const int64_t* first_block = qa.first_block.data();
   const uint16_t* block_mask = qa.block_mask.data();
   const int8_t* q[MR];
