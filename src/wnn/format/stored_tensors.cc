@@ -79,8 +79,7 @@ Buffer widen_bf16(const Buffer& bytes, size_t elements) {
 // 4-bit data unpacked once per process while any graph holds it: every graph over one weights
 // file (a decoder's phases) shares the unpacked copy.
 Buffer unpacked4(const Buffer& packed, size_t elements, bool is_signed) {
-  return derived_buffer(packed,
-                        fmt::format("unpack4 {} {}", is_signed ? "int4" : "uint4", elements),
+  return derived_buffer(packed, unpacked4_kind(is_signed, elements),
                         [&] { return unpack4(packed.bytes(), elements, is_signed); });
 }
 

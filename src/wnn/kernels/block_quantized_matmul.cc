@@ -195,10 +195,6 @@ WNN_AVX512 void float_rows(const float* ap, int64_t kp, int64_t r0, const BlockQ
       const uint8_t* ahead = row[j] + NR * row_bytes + b * block_bytes;
       for (int64_t o = 0; o < block_bytes; o += 64) prefetch(ahead + o);
     }
-    if (b % 16 == 0) {
-#pragma GCC unroll 4
-      for (int j = 0; j < NR; ++j) prefetch(scales[j] + NR * w.blocks + b);
-    }
 #pragma GCC unroll 4
     for (int j = 0; j < NR; ++j) {
       const __m512i zero = _mm512_set1_epi32(zeros[j] ? zeros[j][b] : w.default_zero);
@@ -245,10 +241,7 @@ WNN_AVX512 void float_rows(const float* ap, int64_t kp, int64_t r0, const BlockQ
 // least 16 long); lane_blocks gives which block of the chunk, and the scales and zero points of
 // the chunk's blocks are spread over the lanes by one permute.
 
-template <int BITS>
-constexpr int64_t kChunkElements = BITS == 4 ? 128 : 64;
-
-int64_t chunk_elements(int bits) { return bits == 4 ? 128 : 64; }
+constexpr int64_t chunk_elements(int bits) { return bits == 4 ? 128 : 64; }
 
 struct Int8Activations {
   int64_t chunks = 0;
@@ -363,7 +356,7 @@ template <int MR, int NR, int BITS, bool ZERO_POINTS>
 WNN_AVX512 void int8_rows(const Int8Activations& qa, int64_t r0, const BlockQuantizedMatrix& w,
                           int64_t n0, const float* bias, float* y) {
   const int64_t row_bytes = w.row_bytes(), chunks = qa.chunks;
-  constexpr int64_t kChunk = kChunkElements<BITS>;
+  constexpr int64_t kChunk = chunk_elements(BITS);
   const __m512i lanes = _mm512_load_si512(qa.lane_blocks);
   const WeightRows<NR> rows(w, n0);
   // Named references, not a structured binding: clang 14 does not capture those in lambdas.
@@ -411,7 +404,7 @@ WNN_AVX512 void int8_rows(const Int8Activations& qa, int64_t r0, const BlockQuan
       __m512i wv[2];
       weight_line<BITS, decltype(partial)::value>(row[j], c, row_bytes - c * 64, wv);
       const __m512 s = _mm512_permutexvar_ps(lanes, _mm512_maskz_loadu_ps(bmask, scales[j] + b0));
-      __m512 z = default_zero;
+      __m512 z;  // the lanes' zero points, with per-block ones
       if constexpr (ZERO_POINTS) {
         const __m128i zb = _mm_maskz_loadu_epi8(bmask, zeros[j] + b0);
         z = _mm512_permutexvar_ps(lanes, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(zb)));
