@@ -68,6 +68,10 @@ CoalescedCopy coalesce(std::span<const int64_t> shape, std::span<const int64_t> 
 // element (a broadcast) one fill.
 void copy_strided(DataType dtype, std::span<const int64_t> shape, const std::byte* src,
                   const StridedRegion& from, std::byte* dst, const StridedRegion& to) {
+  // Nothing to copy, and a zero-size tensor's data may be null (memcpy must not see it).
+  for (int64_t d : shape) {
+    if (d == 0) return;
+  }
   const CoalescedCopy c = coalesce(shape, from.strides, to.strides);
   visit_element_size(dtype, [&](auto tag) {
     using E = typename decltype(tag)::type;
