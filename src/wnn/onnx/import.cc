@@ -417,6 +417,7 @@ class Importer {
   GraphProto scoped_branch(const NodeProto& node, std::string_view which) {
     const AttributeProto* a = node.find_attribute(fmt::format("{}_branch", which));
     check(a && a->g, "the {}_branch attribute is missing", which);
+    check(!node.output.empty(), "If has no outputs");
     if (!scoped_names_) {
       scoped_names_.emplace();
       collect_names(model_.graph, *scoped_names_);

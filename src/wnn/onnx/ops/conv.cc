@@ -9,6 +9,13 @@ using K = OpKind;
 
 IntList spatial_of(const Shape& s) { return IntList(s.begin() + 2, s.end()); }
 
+// The filter has the input's rank (N, C and the spatial dims against M, C / group and the
+// kernel's): everything after reads its dims by the input's count.
+void check_filter_rank(ConvertContext& c, const Shape& xs, const Shape& ws) {
+  check(ws.size() == xs.size(), "{}: filter of shape {} for an input of shape {}",
+        c.node().op_type, shape_to_string(ws), shape_to_string(xs));
+}
+
 }  // namespace
 
 OperandId conv_from_attributes(ConvertContext& c, OperandId x_in, OperandId w_in,
@@ -16,6 +23,7 @@ OperandId conv_from_attributes(ConvertContext& c, OperandId x_in, OperandId w_in
                                std::optional<int64_t> groups) {
   const Shape xs = c.b().graph().desc(x_in).shape, ws = c.b().graph().desc(w_in).shape;
   if (xs.size() != 3 && xs.size() != 4) c.unsupported("{} of rank {}", c.node().op_type, xs.size());
+  check_filter_rank(c, xs, ws);
   IntList kernel = c.attr_ints("kernel_shape").value_or(spatial_of(ws));
   Spatial2d s = read_spatial(c, spatial_of(xs), kernel);
   std::vector<std::pair<std::string, RawValue>> named = {
@@ -37,7 +45,10 @@ OperandId conv_from_attributes(ConvertContext& c, OperandId x_in, OperandId w_in
 namespace {
 
 void conv(ConvertContext& c) {
-  if (c.shape(0).size() == 5) return conv3d(c);
+  if (c.shape(0).size() == 5) {
+    check_filter_rank(c, c.shape(0), c.shape(1));
+    return conv3d(c);
+  }
   std::optional<OperandId> bias;
   if (c.has_input(2)) bias = c.in(2);
   c.set(0, conv_from_attributes(c, c.in(0), c.in(1), bias, c.out_name(0)));
@@ -46,6 +57,7 @@ void conv(ConvertContext& c) {
 void conv_transpose(ConvertContext& c) {
   const Shape xs = c.shape(0), ws = c.shape(1);
   if (xs.size() < 3 || xs.size() > 5) c.unsupported("ConvTranspose of rank {}", xs.size());
+  check_filter_rank(c, xs, ws);
   const size_t n = xs.size() - 2;
   const IntList in = spatial_of(xs);
   const IntList kernel = c.attr_ints("kernel_shape").value_or(spatial_of(ws));
