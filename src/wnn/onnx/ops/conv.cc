@@ -12,8 +12,8 @@ IntList spatial_of(const Shape& s) { return IntList(s.begin() + 2, s.end()); }
 // The filter has the input's rank (N, C and the spatial dims against M, C / group and the
 // kernel's): everything after reads its dims by the input's count.
 void check_filter_rank(ConvertContext& c, const Shape& xs, const Shape& ws) {
-  check(ws.size() == xs.size(), "{}: filter of shape {} for an input of shape {}",
-        c.node().op_type, shape_to_string(ws), shape_to_string(xs));
+  check(ws.size() == xs.size(), "{}: filter of shape {} for an input of shape {}", c.node().op_type,
+        shape_to_string(ws), shape_to_string(xs));
 }
 
 }  // namespace
