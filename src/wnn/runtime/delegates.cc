@@ -1,10 +1,12 @@
 // The registry of delegates this build has, in the measured preference order: the packed
 // delegate first (it claims block-quantized matmuls only, which neither library runs packed),
-// then oneDNN (fastest on every conv and GEMM measured on this CPU, see docs/delegates.md), then
-// XNNPACK.
+// the attention delegate (attention with its rotary and KV cache as one step, which the
+// libraries would run as a dozen kernels), then oneDNN (fastest on every conv and GEMM measured on
+// this CPU, see docs/delegates.md), then XNNPACK.
 #include <fmt/format.h>
 
 #include "wnn/core/error.h"
+#include "wnn/runtime/attention/attention_delegate.h"
 #include "wnn/runtime/delegate.h"
 #include "wnn/runtime/onednn/onednn_delegate.h"
 #include "wnn/runtime/packed/packed_delegate.h"
@@ -14,9 +16,10 @@ namespace wnn::runtime {
 
 std::span<const Delegate* const> available_delegates() {
   static const packed::PackedDelegate packed;
+  static const attention::AttentionDelegate attention;
   static const onednn::OnednnDelegate onednn;
   static const xnnpack::XnnpackDelegate xnnpack;
-  static const Delegate* const all[] = {&packed, &onednn, &xnnpack};
+  static const Delegate* const all[] = {&packed, &attention, &onednn, &xnnpack};
   return all;
 }
 

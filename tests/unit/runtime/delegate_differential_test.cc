@@ -494,8 +494,9 @@ TEST_P(DelegateDifferential, MatchesReferenceKernels) {
 std::vector<Param> params() {
   std::vector<Param> out;
   for (const Delegate* d : available_delegates()) {
-    // The packed delegate claims one form only, none of these cases (packed_matmul_test.cc).
-    if (d->name() == "packed") continue;
+    // The packed and attention delegates claim one form each, none of these cases
+    // (packed_matmul_test.cc, attention_delegate_test.cc).
+    if (d->name() == "packed" || d->name() == "attention") continue;
     for (int threads : {1, 2}) {
       for (const Case& c : cases()) out.push_back({std::string(d->name()), threads, c});
     }

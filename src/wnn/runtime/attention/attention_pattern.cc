@@ -1,0 +1,439 @@
+#include "wnn/runtime/attention/attention_pattern.h"
+
+#include <algorithm>
+
+#include "wnn/passes/pattern_match.h"
+
+namespace wnn::runtime::attention {
+
+namespace {
+
+using passes::Uses;
+
+class Matcher {
+ public:
+  Matcher(const Graph& g, const Uses& u, const std::vector<std::vector<uint32_t>>& readers)
+      : g_(g), u_(u), readers_(readers) {}
+
+  std::optional<AttentionPattern> match(uint32_t softmax);
+
+ private:
+  const Shape& shape(OperandId id) const { return g_.desc(id).shape; }
+  bool is_f32(OperandId id) const { return g_.desc(id).dtype == DataType::kFloat32; }
+
+  // The node computing `id` as its output 0 when it is `op`, else nullptr.
+  const Node* made_by(OperandId id, OpKind op) const {
+    const Operand& o = g_.operand(id);
+    if (o.kind != OperandKind::kNodeOutput || o.output_index != 0) return nullptr;
+    const Node& n = g_.nodes()[o.producer];
+    return n.op() == op ? &n : nullptr;
+  }
+  uint32_t index(const Node* n) const { return uint32_t(n - g_.nodes().data()); }
+  void take(const Node* n) { nodes_.push_back(index(n)); }
+  // `value` is read by `reader` alone (graph outputs count as readers).
+  bool only_read_by(OperandId value, const Node* reader) const {
+    return u_.count[value.index] == 1 && u_.reader[value.index] == int64_t(index(reader));
+  }
+  // `value` is read by these nodes alone, each once.
+  bool only_read_by(OperandId value, const std::vector<const Node*>& readers) const {
+    if (u_.count[value.index] != int(readers.size())) return false;
+    return std::all_of(readers.begin(), readers.end(), [&](const Node* r) {
+      const auto& in = readers_[value.index];
+      return std::find(in.begin(), in.end(), index(r)) != in.end();
+    });
+  }
+
+  static std::array<int64_t, 4> contiguous(const Shape& s) {
+    return {s[1] * s[2] * s[3], s[2] * s[3], s[3], 1};
+  }
+
+  // `x` [b, heads, rows, cols] read through the head split in front of it: transpose
+  // [0, 2, 1, 3] of reshape([b, rows, heads * cols]) of a slice of the last axis.
+  // `readers` are the nodes reading x, all in the pattern.
+  StridedOperand source(OperandId x, const std::vector<const Node*>& readers);
+  struct Rotated {
+    OperandId in;
+    Rotary tables;
+    std::vector<const Node*> halves;  // the slices reading `in`
+  };
+  // `x` = concat(x1 * cos - x2 * sin, x2 * cos + x1 * sin) of the halves of its input.
+  std::optional<Rotated> rotary(OperandId x);
+  bool key_values(OperandId full, const Node* reader, bool with_rotary, KeyValues& kv);
+  std::optional<StridedOperand> broadcast(OperandId id, const Shape& target) const;
+
+  const Graph& g_;
+  const Uses& u_;
+  const std::vector<std::vector<uint32_t>>& readers_;
+  std::vector<uint32_t> nodes_;
+};
+
+std::optional<StridedOperand> Matcher::broadcast(OperandId id, const Shape& target) const {
+  Shape s = shape(id);
+  if (s.size() > 4 || !is_f32(id)) return std::nullopt;
+  s.insert(s.begin(), 4 - s.size(), 1);
+  StridedOperand v{id, 0, {}};
+  int64_t stride = 1;
+  for (int d = 3; d >= 0; --d) {
+    if (s[size_t(d)] != target[size_t(d)] && s[size_t(d)] != 1) return std::nullopt;
+    v.strides[size_t(d)] = s[size_t(d)] == 1 ? 0 : stride;
+    stride *= s[size_t(d)];
+  }
+  if (v.strides[3] != 1) return std::nullopt;  // the kernels read whole rows
+  return v;
+}
+
+StridedOperand Matcher::source(OperandId x, const std::vector<const Node*>& readers) {
+  const Shape xs = shape(x);
+  StridedOperand v{x, 0, contiguous(xs)};
+  const Node* t = made_by(x, OpKind::kTranspose);
+  if (!t || !only_read_by(x, readers) || t->attrs.get_ints("permutation") != IntList{0, 2, 1, 3}) {
+    return v;
+  }
+  take(t);
+  const int64_t b = xs[0], heads = xs[1], rows = xs[2], cols = xs[3];
+  OperandId inner = t->inputs[0];
+  v = {inner, 0, {rows * heads * cols, cols, heads * cols, 1}};
+  const Node* r = made_by(inner, OpKind::kReshape);
+  if (!r || !only_read_by(inner, t)) return v;
+  take(r);
+  const OperandId flat = r->inputs[0];
+  v.base = flat;  // the same memory
+  const Node* s = made_by(flat, OpKind::kSlice);
+  if (!s || !only_read_by(flat, r) || shape(flat) != Shape{b, rows, heads * cols}) return v;
+  const IntList starts = s->attrs.get_ints("starts"), strides = s->attrs.get_ints("strides");
+  const OperandId whole = s->inputs[0];
+  const Shape ws = shape(whole);
+  if (ws.size() != 3 || ws[0] != b || ws[1] != rows || starts.size() != 3 || starts[0] != 0 ||
+      starts[1] != 0 ||
+      !std::all_of(strides.begin(), strides.end(), [](int64_t k) { return k == 1; })) {
+    return v;
+  }
+  take(s);
+  return {whole, starts[2], {rows * ws[2], cols, ws[2], 1}};
+}
+
+std::optional<Matcher::Rotated> Matcher::rotary(OperandId x) {
+  const Node* cat = made_by(x, OpKind::kConcat);
+  const Shape xs = shape(x);
+  if (!cat || cat->inputs.size() != 2 || cat->attrs.get_int("axis") != 3 || xs[3] % 2 != 0) {
+    return std::nullopt;
+  }
+  const Node* sub = made_by(cat->inputs[0], OpKind::kSub);
+  const Node* add = made_by(cat->inputs[1], OpKind::kAdd);
+  if (!sub || !add || !only_read_by(cat->inputs[0], cat) || !only_read_by(cat->inputs[1], cat)) {
+    return std::nullopt;
+  }
+  const Node* a = made_by(sub->inputs[0], OpKind::kMul);  // x1 * cos
+  const Node* b = made_by(sub->inputs[1], OpKind::kMul);  // x2 * sin
+  const Node* c = made_by(add->inputs[0], OpKind::kMul);  // x2 * cos (either order)
+  const Node* d = made_by(add->inputs[1], OpKind::kMul);  // x1 * sin
+  if (!a || !b || !c || !d) return std::nullopt;
+  const int64_t half = xs[3] / 2;
+  // One product's slice and table, whichever side each is on.
+  auto split = [&](const Node* m) -> std::optional<std::pair<const Node*, OperandId>> {
+    for (int side = 0; side < 2; ++side) {
+      const Node* s = made_by(m->inputs[size_t(side)], OpKind::kSlice);
+      if (s && shape(s->inputs[0]) == xs) return std::pair{s, m->inputs[size_t(1 - side)]};
+    }
+    return std::nullopt;
+  };
+  auto pa = split(a), pb = split(b), pc = split(c), pd = split(d);
+  if (!pa || !pb || !pc || !pd) return std::nullopt;
+  if (pc->first == pa->first) std::swap(pc, pd);  // add's operands swapped
+  const Node* x1 = pa->first;
+  const Node* x2 = pb->first;
+  if (pc->first != x2 || pd->first != x1 || pa->second != pc->second || pb->second != pd->second ||
+      x1 == x2) {
+    return std::nullopt;
+  }
+  const OperandId in = x1->inputs[0];
+  if (x2->inputs[0] != in || shape(in) != xs || !is_f32(in)) return std::nullopt;
+  Shape halves = xs;
+  halves[3] = half;
+  auto unit = [](const IntList& s) {
+    return std::all_of(s.begin(), s.end(), [](int64_t k) { return k == 1; });
+  };
+  const IntList zero{0, 0, 0, 0}, mid{0, 0, 0, half};
+  if (x1->attrs.get_ints("starts") != zero || x2->attrs.get_ints("starts") != mid ||
+      x1->attrs.get_ints("sizes") != IntList(halves.begin(), halves.end()) ||
+      x2->attrs.get_ints("sizes") != IntList(halves.begin(), halves.end()) ||
+      !unit(x1->attrs.get_ints("strides")) || !unit(x2->attrs.get_ints("strides"))) {
+    return std::nullopt;
+  }
+  auto cos = broadcast(pa->second, halves), sin = broadcast(pb->second, halves);
+  if (!cos || !sin) return std::nullopt;
+  for (const Node* m : {a, b, c, d}) {
+    if (!only_read_by(m->outputs[0], m == a || m == b ? sub : add)) return std::nullopt;
+  }
+  // The halves are read by two products each, nothing else.
+  for (const Node* s : {x1, x2}) {
+    if (u_.count[s->outputs[0].index] != 2) return std::nullopt;
+  }
+  for (const Node* n : {cat, sub, add, a, b, c, d, x1, x2}) take(n);
+  return Rotated{in, Rotary{*cos, *sin}, {x1, x2}};
+}
+
+bool Matcher::key_values(OperandId full, const Node* reader, bool with_rotary, KeyValues& kv) {
+  const Shape fs = shape(full);
+  if (fs.size() != 4 || !is_f32(full)) return false;
+  kv.full = full;
+  kv.columns = fs[3];
+  OperandId placed = full;
+  const Node* gather = made_by(full, OpKind::kGather);
+  if (gather && gather->attrs.get_int("axis") == 2 && fs[0] == 1 &&
+      shape(gather->inputs[1]).size() == 1 &&
+      (g_.desc(gather->inputs[1]).dtype == DataType::kInt32 ||
+       g_.desc(gather->inputs[1]).dtype == DataType::kInt64)) {
+    take(gather);
+    kv.index = gather->inputs[1];
+    kv.index_is_64 = g_.desc(gather->inputs[1]).dtype == DataType::kInt64;
+    placed = gather->inputs[0];
+    kv.written = true;
+  }
+  const Node* cat = made_by(placed, OpKind::kConcat);
+  OperandId fresh = placed;
+  if (cat && cat->inputs.size() == 2 && cat->attrs.get_int("axis") == 2 &&
+      (placed == full || only_read_by(placed, gather))) {
+    take(cat);
+    kv.past = cat->inputs[0];
+    kv.past_rows = shape(*kv.past)[2];
+    fresh = cat->inputs[1];
+    kv.written = true;
+    if (!is_f32(*kv.past)) return false;
+  } else if (placed != full) {
+    return false;  // placing rows of something else
+  }
+  const Node* fresh_reader = kv.past ? cat : (kv.index ? gather : reader);
+  std::optional<Rotated> r;
+  if (with_rotary && only_read_by(fresh, fresh_reader)) r = rotary(fresh);
+  if (r) {
+    kv.rotary = r->tables;
+    kv.written = true;
+    kv.fresh = source(r->in, r->halves);
+  } else {
+    kv.fresh = source(fresh, {fresh_reader});
+  }
+  kv.fresh_rows = shape(fresh)[2];
+  if (kv.written) {
+    // Identities of the written value (a present output that is the keys themselves) are
+    // copies the step writes.
+    for (uint32_t id : readers_[full.index]) {
+      const Node& n = g_.nodes()[id];
+      if (n.op() == OpKind::kIdentity) {
+        nodes_.push_back(id);
+        kv.copies.push_back(n.outputs[0]);
+      }
+    }
+  }
+  return true;
+}
+
+std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
+  const Node& sm = g_.nodes()[softmax_index];
+  AttentionPattern p;
+  p.softmax = softmax_index;
+  nodes_ = {softmax_index};
+  const OperandId scores = sm.inputs[0];
+  const Shape ss = shape(scores);
+  if (ss.size() != 4 || sm.attrs.get_int("axis") != 3 || !is_f32(scores)) return std::nullopt;
+  const int64_t b = ss[0], n = ss[1], s = ss[2], t = ss[3];
+  // Up from the scores: [add bias] [mul|div scale] [reshape] matmul(Q, transpose(K)).
+  OperandId x = scores;
+  const Node* reader = &sm;
+  auto chain_op = [&](OperandId id) {
+    for (OpKind op : {OpKind::kMul, OpKind::kDiv, OpKind::kReshape, OpKind::kMatmul}) {
+      if (made_by(id, op)) return true;
+    }
+    return false;
+  };
+  if (const Node* add = made_by(x, OpKind::kAdd); add && only_read_by(x, reader)) {
+    for (size_t side = 0; side < 2; ++side) {
+      if (!chain_op(add->inputs[side])) continue;
+      auto bias = broadcast(add->inputs[1 - side], ss);
+      if (!bias) return std::nullopt;
+      p.bias = bias;
+      take(add);
+      reader = add;
+      x = add->inputs[side];
+      break;
+    }
+  }
+  for (OpKind op : {OpKind::kMul, OpKind::kDiv}) {
+    const Node* m = made_by(x, op);
+    if (!m || !only_read_by(x, reader)) continue;
+    size_t side = 0;
+    std::optional<float> f = passes::scalar_constant(g_, m->inputs[1]);
+    if (!f && op == OpKind::kMul) f = passes::scalar_constant(g_, m->inputs[0]), side = 1;
+    if (!f) return std::nullopt;
+    p.scale = {*f, op == OpKind::kDiv};
+    take(m);
+    reader = m;
+    x = m->inputs[side == 0 ? 0 : 1];
+    break;
+  }
+  bool grouped = false;
+  if (const Node* r = made_by(x, OpKind::kReshape); r && only_read_by(x, reader)) {
+    take(r);
+    reader = r;
+    x = r->inputs[0];
+    grouped = true;
+  }
+  const Node* qk = made_by(x, OpKind::kMatmul);
+  if (!qk || !only_read_by(x, reader)) return std::nullopt;
+  take(qk);
+  const Node* kt = made_by(qk->inputs[1], OpKind::kTranspose);
+  if (!kt || !only_read_by(qk->inputs[1], qk) ||
+      kt->attrs.get_ints("permutation") != IntList{0, 1, 3, 2}) {
+    return std::nullopt;
+  }
+  take(kt);
+  const OperandId kfull = kt->inputs[0];
+  const Shape ks = shape(kfull);
+  if (ks.size() != 4 || ks[0] != b || ks[2] != t || ks[1] <= 0 || n % ks[1] != 0) {
+    return std::nullopt;
+  }
+  const int64_t kvh = ks[1], group = n / kvh, d = ks[3];
+  OperandId q4 = qk->inputs[0];
+  const Node* q_reader = qk;
+  if (grouped) {
+    if (shape(q4) != Shape{b, kvh, group * s, d} || shape(x) != Shape{b, kvh, group * s, t}) {
+      return std::nullopt;
+    }
+    const Node* r = made_by(q4, OpKind::kReshape);
+    if (!r || !only_read_by(q4, qk)) return std::nullopt;
+    take(r);
+    q_reader = r;
+    q4 = r->inputs[0];
+  }
+  if (shape(q4) != Shape{b, n, s, d} || !is_f32(q4)) return std::nullopt;
+  // Down from the probabilities: [reshape] matmul(P, V) [reshape] [transpose [0, 2, 1, 3]]
+  // [reshape | identity ...].
+  auto sole = [&](OperandId value) -> const Node* {
+    if (u_.count[value.index] != 1) return nullptr;
+    return &g_.nodes()[size_t(u_.reader[value.index])];
+  };
+  OperandId y = sm.outputs[0];
+  if (grouped) {
+    const Node* r = sole(y);
+    if (!r || r->op() != OpKind::kReshape || shape(r->outputs[0]) != Shape{b, kvh, group * s, t}) {
+      return std::nullopt;
+    }
+    take(r);
+    y = r->outputs[0];
+  }
+  const Node* pv = sole(y);
+  if (!pv || pv->op() != OpKind::kMatmul || pv->inputs[0] != y) return std::nullopt;
+  take(pv);
+  const OperandId vfull = pv->inputs[1];
+  const Shape vs = shape(vfull);
+  if (vs.size() != 4 || vs[0] != b || vs[1] != kvh || vs[2] != t) return std::nullopt;
+  const int64_t dv = vs[3];
+  y = pv->outputs[0];
+  if (grouped) {
+    const Node* r = sole(y);
+    if (!r || r->op() != OpKind::kReshape || shape(r->outputs[0]) != Shape{b, n, s, dv}) {
+      return std::nullopt;
+    }
+    take(r);
+    y = r->outputs[0];
+  }
+  p.out_strides = {n * s * dv, s * dv, dv, 1};
+  if (const Node* tr = sole(y); tr && tr->op() == OpKind::kTranspose &&
+                                tr->attrs.get_ints("permutation") == IntList{0, 2, 1, 3}) {
+    take(tr);
+    p.out_chain.push_back(index(tr));
+    y = tr->outputs[0];
+    p.out_strides = {s * n * dv, dv, n * dv, 1};
+    for (const Node* r = sole(y);
+         r && (r->op() == OpKind::kReshape || r->op() == OpKind::kIdentity); r = sole(y)) {
+      take(r);
+      p.out_chain.push_back(index(r));
+      y = r->outputs[0];
+    }
+  }
+  p.out = y;
+  // Q, K and V at strides, through rotary and the KV cache where present.
+  std::optional<Rotated> qr;
+  if (only_read_by(q4, q_reader)) qr = rotary(q4);
+  if (qr) {
+    p.q_rotary = qr->tables;
+    p.q = source(qr->in, qr->halves);
+  } else {
+    p.q = source(q4, {q_reader});
+  }
+  if (!key_values(kfull, kt, true, p.k) || !key_values(vfull, pv, false, p.v)) return std::nullopt;
+  if (p.k.columns != d || p.v.columns != dv || p.k.past_rows + p.k.fresh_rows < 1) {
+    return std::nullopt;
+  }
+  for (const KeyValues* kv : {&p.k, &p.v}) {
+    if (!kv->index && kv->past_rows + kv->fresh_rows != t && kv->written) return std::nullopt;
+    if (kv->past && shape(*kv->past) != Shape{b, kvh, kv->past_rows, kv->columns}) {
+      return std::nullopt;
+    }
+  }
+  p.sizes = {b, n, kvh, s, t, d, dv};
+  std::sort(nodes_.begin(), nodes_.end());
+  if (std::adjacent_find(nodes_.begin(), nodes_.end()) != nodes_.end()) return std::nullopt;
+  // Every value a pattern node computes is read only by pattern nodes, but the ones it writes.
+  std::vector<OperandId> written{p.out};
+  for (const KeyValues* kv : {&p.k, &p.v}) {
+    if (kv->written) written.push_back(kv->full);
+    written.insert(written.end(), kv->copies.begin(), kv->copies.end());
+  }
+  for (uint32_t node : nodes_) {
+    for (OperandId o : g_.nodes()[node].outputs) {
+      if (std::find(written.begin(), written.end(), o) != written.end()) continue;
+      if (g_.is_output(o)) return std::nullopt;
+      for (uint32_t r : readers_[o.index]) {
+        if (!std::binary_search(nodes_.begin(), nodes_.end(), r)) return std::nullopt;
+      }
+    }
+  }
+  p.nodes = nodes_;
+  return p;
+}
+
+}  // namespace
+
+std::optional<AttentionPattern> match_attention(const Graph& g, uint32_t softmax) {
+  if (g.nodes()[softmax].op() != OpKind::kSoftmax) return std::nullopt;
+  const Uses u = passes::uses_of(g);
+  const auto readers = passes::readers_of(g);
+  return Matcher(g, u, readers).match(softmax);
+}
+
+void end_output_at(const Graph& g, AttentionPattern& p, const std::vector<uint32_t>& nodes) {
+  while (p.out_chain.size() > 1 &&
+         !std::binary_search(nodes.begin(), nodes.end(), p.out_chain.back())) {
+    const uint32_t last = p.out_chain.back();
+    p.out_chain.pop_back();
+    p.nodes.erase(std::find(p.nodes.begin(), p.nodes.end(), last));
+    p.out = g.nodes()[p.out_chain.back()].outputs[0];
+  }
+}
+
+std::vector<AttentionPattern> attention_patterns(const Graph& g) {
+  std::vector<AttentionPattern> out;
+  std::optional<Uses> u;
+  std::vector<std::vector<uint32_t>> readers;
+  for (uint32_t i = 0; i < g.nodes().size(); ++i) {
+    if (g.nodes()[i].op() != OpKind::kSoftmax) continue;
+    if (!u) u = passes::uses_of(g), readers = passes::readers_of(g);
+    if (auto p = Matcher(g, *u, readers).match(i)) out.push_back(std::move(*p));
+  }
+  // A node belongs to one pattern at most.
+  std::vector<uint32_t> seen;
+  std::vector<AttentionPattern> kept;
+  for (AttentionPattern& p : out) {
+    if (std::any_of(p.nodes.begin(), p.nodes.end(), [&](uint32_t n) {
+          return std::find(seen.begin(), seen.end(), n) != seen.end();
+        })) {
+      continue;
+    }
+    seen.insert(seen.end(), p.nodes.begin(), p.nodes.end());
+    kept.push_back(std::move(p));
+  }
+  return kept;
+}
+
+}  // namespace wnn::runtime::attention

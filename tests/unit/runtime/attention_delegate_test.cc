@@ -1,0 +1,214 @@
+// The attention delegate: grouped-query attention with rotary Q and K, a KV cache (concat of
+// the past with the new rows and the gather placing them, the present outputs) and a mask,
+// written in WebNN ops as the ONNX importer writes GroupQueryAttention, runs as one step with
+// the reference kernels' results; the ungrouped form without a cache too; a look-alike whose
+// scores are read elsewhere is left to the other delegates.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "seeded_tensor.h"
+#include "wnn/core/builder.h"
+#include "wnn/runtime/session.h"
+
+namespace wnn::runtime {
+namespace {
+
+using K = OpKind;
+
+std::mt19937& rng() {
+  static std::mt19937 r(20261203);
+  return r;
+}
+
+struct Sizes {
+  int64_t s, past, heads, kv, head;  // new tokens, past rows, query and key/value heads, head size
+};
+
+struct Built {
+  std::shared_ptr<const Graph> graph;
+  std::vector<std::pair<std::string, Tensor>> inputs;
+};
+
+OperandId slice3(GraphBuilder& b, OperandId x, int64_t s, int64_t begin, int64_t size) {
+  return b.add1(K::kSlice, {x, IntList{0, 0, begin}, IntList{1, s, size}});
+}
+
+OperandId heads(GraphBuilder& b, OperandId x, int64_t s, int64_t n, int64_t h) {
+  return b.add1(K::kTranspose, {b.add1(K::kReshape, {x, IntList{1, s, n, h}})},
+                {{"permutation", IntList{0, 2, 1, 3}}});
+}
+
+OperandId rotate(GraphBuilder& b, OperandId x, OperandId cos, OperandId sin, int64_t n, int64_t s,
+                 int64_t h) {
+  const int64_t half = h / 2;
+  const OperandId x1 = b.add1(K::kSlice, {x, IntList{0, 0, 0, 0}, IntList{1, n, s, half}});
+  const OperandId x2 = b.add1(K::kSlice, {x, IntList{0, 0, 0, half}, IntList{1, n, s, half}});
+  const OperandId o1 = b.add1(K::kSub, {b.add1(K::kMul, {x1, cos}), b.add1(K::kMul, {x2, sin})});
+  const OperandId o2 = b.add1(K::kAdd, {b.add1(K::kMul, {x2, cos}), b.add1(K::kMul, {x1, sin})});
+  return b.add1(K::kConcat, {RawValue(OperandList{o1, o2}), int64_t(3)});
+}
+
+Tensor floats(Shape shape, float lo, float hi) {
+  return testing::uniform_floats(std::move(shape), lo, hi, rng());
+}
+
+// GroupQueryAttention's decomposition: qkv [1, S, (n + 2 kv) h] -> rotary q, k -> present k, v
+// = gather(concat(past, new), index) -> softmax(q k^T * scale + bias) v -> [1, S, n h].
+// `leak` makes the scores a graph output too.
+Built gqa_graph(const Sizes& z, bool leak) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s, t = z.past + z.s, grp = n / kv;
+  const int64_t width = (n + 2 * kv) * h;
+  Built out;
+  const OperandId qkv = b.input("qkv", {DataType::kFloat32, {1, s, width}});
+  const OperandId cos = b.input("cos", {DataType::kFloat32, {1, 1, s, h / 2}});
+  const OperandId sin = b.input("sin", {DataType::kFloat32, {1, 1, s, h / 2}});
+  const OperandId past_k = b.input("past_k", {DataType::kFloat32, {1, kv, z.past, h}});
+  const OperandId past_v = b.input("past_v", {DataType::kFloat32, {1, kv, z.past, h}});
+  const OperandId index = b.input("index", {DataType::kInt32, {t}});
+  const OperandId bias = b.input("bias", {DataType::kFloat32, {1, 1, s, t}});
+  out.inputs.push_back({"qkv", floats({1, s, width}, -2, 2)});
+  Tensor c = floats({1, 1, s, h / 2}, -1, 1), si = floats({1, 1, s, h / 2}, -1, 1);
+  out.inputs.push_back({"cos", c});
+  out.inputs.push_back({"sin", si});
+  out.inputs.push_back({"past_k", floats({1, kv, z.past, h}, -2, 2)});
+  out.inputs.push_back({"past_v", floats({1, kv, z.past, h}, -3, 3)});
+  // Row t of present: the past below the new rows' start (one before the end, a ragged
+  // batch's), the new rows from there, the last new row repeated after them.
+  Tensor idx = Tensor::zeros(DataType::kInt32, {t});
+  const int64_t start = z.past - 1;
+  for (int64_t i = 0; i < t; ++i) {
+    idx.mutable_view().as<int32_t>()[i] =
+        int32_t(i < start ? i : std::min(z.past + (i - start), t - 1));
+  }
+  out.inputs.push_back({"index", idx});
+  Tensor mask = Tensor::zeros(DataType::kFloat32, {1, 1, s, t});
+  for (int64_t r = 0; r < s; ++r) {
+    for (int64_t j = 0; j < t; ++j) {
+      mask.mutable_view().as<float>()[r * t + j] =
+          j > start + r ? std::numeric_limits<float>::lowest() : 0.0f;
+    }
+  }
+  out.inputs.push_back({"bias", mask});
+  const OperandId k_new = heads(b, slice3(b, qkv, s, n * h, kv * h), s, kv, h);
+  const OperandId v_new = heads(b, slice3(b, qkv, s, (n + kv) * h, kv * h), s, kv, h);
+  const OperandId q = rotate(b, heads(b, slice3(b, qkv, s, 0, n * h), s, n, h), cos, sin, n, s, h);
+  const OperandId k_rot = rotate(b, k_new, cos, sin, kv, s, h);
+  const OperandId k = b.add1(
+      K::kGather, {b.add1(K::kConcat, {RawValue(OperandList{past_k, k_rot}), int64_t(2)}), index},
+      {{"axis", int64_t(2)}}, "present_k");
+  const OperandId v = b.add1(
+      K::kGather, {b.add1(K::kConcat, {RawValue(OperandList{past_v, v_new}), int64_t(2)}), index},
+      {{"axis", int64_t(2)}}, "present_v");
+  Tensor scale = Tensor::zeros(DataType::kFloat32, {});
+  scale.mutable_view().as<float>()[0] = float(1.0 / std::sqrt(double(h)));
+  const OperandId kt = b.add1(K::kTranspose, {k}, {{"permutation", IntList{0, 1, 3, 2}}});
+  OperandId scores = b.add1(
+      K::kReshape, {b.add1(K::kMatmul, {b.add1(K::kReshape, {q, IntList{1, kv, grp * s, h}}), kt}),
+                    IntList{1, n, s, t}});
+  scores = b.add1(K::kAdd, {b.add1(K::kMul, {scores, b.constant("scale", scale)}), bias});
+  const OperandId probs = b.add1(K::kSoftmax, {scores, int64_t(3)});
+  OperandId o =
+      b.add1(K::kReshape,
+             {b.add1(K::kMatmul, {b.add1(K::kReshape, {probs, IntList{1, kv, grp * s, t}}), v}),
+              IntList{1, n, s, h}});
+  o = b.add1(K::kTranspose, {o}, {{"permutation", IntList{0, 2, 1, 3}}});
+  o = b.add1(K::kReshape, {o, IntList{1, s, n * h}}, {}, "attention");
+  b.output(o);
+  b.output(k);
+  b.output(v);
+  if (leak) b.output(scores);
+  out.graph = g;
+  return out;
+}
+
+size_t attention_regions(const Session& s) {
+  size_t count = 0;
+  for (const auto& r : s.execution_plan().partition.regions) count += r.delegate == "attention";
+  return count;
+}
+
+void expect_same(const Session& ref, const Session& fast, const Built& built) {
+  std::vector<NamedView> in;
+  for (const auto& [name, t] : built.inputs) in.push_back({name, t.view()});
+  const auto want = ref.run(in);
+  const auto got = fast.run(in);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    SCOPED_TRACE(want[o].name);
+    ASSERT_EQ(want[o].tensor.size(), got[o].tensor.size());
+    const float* w = want[o].tensor.view().as<float>();
+    const float* g = got[o].tensor.view().as<float>();
+    double largest = 0;
+    for (int64_t i = 0; i < want[o].tensor.size(); ++i) {
+      largest = std::max(largest, std::abs(double(w[i])));
+      ASSERT_NEAR(g[i], w[i], 2e-5 * (1 + std::abs(w[i]))) << i;
+    }
+    EXPECT_GT(largest, 0.1);
+  }
+}
+
+TEST(AttentionDelegate, RunsGroupQueryAttentionWithRotaryAndKvCacheAsOneStep) {
+  for (const Sizes& z : {Sizes{1, 9, 4, 2, 6}, Sizes{3, 5, 6, 3, 10}, Sizes{1, 127, 16, 4, 64}}) {
+    SCOPED_TRACE(::testing::Message() << "s " << z.s << " past " << z.past << " heads " << z.heads);
+    const Built built = gqa_graph(z, false);
+    Session ref(built.graph, {"ref", 1});
+    Session fast(built.graph, {"auto", 2});
+    ASSERT_EQ(attention_regions(fast), 1u);
+    // Everything but the inputs' own reads is the one step.
+    const auto& plan = fast.execution_plan();
+    EXPECT_EQ(plan.partition.regions.size(), 1u);
+    EXPECT_EQ(plan.partition.regions[0].nodes.size(), built.graph->nodes().size());
+    expect_same(ref, fast, built);
+  }
+}
+
+TEST(AttentionDelegate, LeavesTheFormWhenItsScoresAreReadElsewhere) {
+  const Built built = gqa_graph({2, 5, 4, 2, 8}, true);
+  Session ref(built.graph, {"ref", 1});
+  Session fast(built.graph, {"auto", 1});
+  EXPECT_EQ(attention_regions(fast), 0u);
+  for (const auto& why : fast.execution_plan().partition.ref_reason) {
+    EXPECT_EQ(why.find("attention"), std::string::npos) << why;
+  }
+  expect_same(ref, fast, built);
+}
+
+// Multi-head attention as transformers.js encoders write it: q, k, v [1, S, n h] split into
+// heads by reshape + transpose, no grouping, k transposed, divided by sqrt(h), a padding mask.
+TEST(AttentionDelegate, RunsUngroupedEncoderAttention) {
+  const int64_t s = 7, n = 3, h = 5;
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  std::vector<std::pair<std::string, Tensor>> inputs;
+  OperandId qkv[3];
+  const char* names[3] = {"q", "k", "v"};
+  for (int i = 0; i < 3; ++i) {
+    qkv[i] = heads(b, b.input(names[i], {DataType::kFloat32, {1, s, n * h}}), s, n, h);
+    inputs.push_back({names[i], floats({1, s, n * h}, -2, 2)});
+  }
+  const OperandId mask = b.input("mask", {DataType::kFloat32, {1, 1, 1, s}});
+  Tensor m = Tensor::zeros(DataType::kFloat32, {1, 1, 1, s});
+  m.mutable_view().as<float>()[s - 1] = -10000.0f;
+  inputs.push_back({"mask", m});
+  Tensor d = Tensor::zeros(DataType::kFloat32, {});
+  d.mutable_view().as<float>()[0] = std::sqrt(float(h));
+  const OperandId kt = b.add1(K::kTranspose, {qkv[1]}, {{"permutation", IntList{0, 1, 3, 2}}});
+  OperandId scores = b.add1(K::kDiv, {b.add1(K::kMatmul, {qkv[0], kt}), b.constant("d", d)});
+  scores = b.add1(K::kAdd, {mask, scores});
+  OperandId o = b.add1(K::kMatmul, {b.add1(K::kSoftmax, {scores, int64_t(3)}), qkv[2]});
+  o = b.add1(K::kTranspose, {o}, {{"permutation", IntList{0, 2, 1, 3}}});
+  b.output(b.add1(K::kReshape, {o, IntList{1, s, n * h}}, {}, "out"));
+  Built built{g, inputs};
+  Session ref(built.graph, {"ref", 1});
+  Session fast(built.graph, {"auto", 2});
+  ASSERT_EQ(attention_regions(fast), 1u);
+  EXPECT_EQ(fast.execution_plan().partition.regions.size(), 1u);
+  expect_same(ref, fast, built);
+}
+
+}  // namespace
+}  // namespace wnn::runtime
