@@ -69,6 +69,13 @@ const Node* producer(const Graph& g, OperandId id) {
   return op.kind == OperandKind::kNodeOutput ? &g.nodes()[op.producer] : nullptr;
 }
 
+const Node* producer(const Graph& g, OperandId id, OpKind op) {
+  const Operand& o = g.operand(id);
+  if (o.kind != OperandKind::kNodeOutput || o.output_index != 0) return nullptr;
+  const Node& n = g.nodes()[o.producer];
+  return n.op() == op ? &n : nullptr;
+}
+
 Replacement unary(OpKind op, OperandId x) {
   return {{x}, [x, op](GraphBuilder& b, const auto& map, const std::string& name) {
             return b.add1(op, {map(x)}, {}, name);

@@ -51,6 +51,8 @@ std::vector<int64_t> reduced_axes(const Graph& g, const Node& n);
 
 // The node computing `id`, or null when `id` is a graph input or a constant.
 const Node* producer(const Graph& g, OperandId id);
+// The node computing `id` as its output 0 when it is `op`, else null.
+const Node* producer(const Graph& g, OperandId id, OpKind op);
 
 // What one pattern becomes: `emit` adds the nodes computing the pattern's result to `b`, reading
 // only the source operands listed in `reads` (mapped to the rebuilt graph through `map`), and

@@ -21,13 +21,7 @@ class Matcher {
   const Shape& shape(OperandId id) const { return g_.desc(id).shape; }
   bool is_f32(OperandId id) const { return g_.desc(id).dtype == DataType::kFloat32; }
 
-  // The node computing `id` as its output 0 when it is `op`, else nullptr.
-  const Node* made_by(OperandId id, OpKind op) const {
-    const Operand& o = g_.operand(id);
-    if (o.kind != OperandKind::kNodeOutput || o.output_index != 0) return nullptr;
-    const Node& n = g_.nodes()[o.producer];
-    return n.op() == op ? &n : nullptr;
-  }
+  const Node* made_by(OperandId id, OpKind op) const { return passes::producer(g_, id, op); }
   uint32_t index(const Node* n) const { return uint32_t(n - g_.nodes().data()); }
   void take(const Node* n) { nodes_.push_back(index(n)); }
   // `value` is read by `reader` alone (graph outputs count as readers).

@@ -9,13 +9,7 @@ namespace wnn::runtime::packed {
 
 namespace {
 
-// The node producing `id` when it is `op`'s output 0, else nullptr.
-const Node* producer(const Graph& g, OperandId id, OpKind op) {
-  const Operand& o = g.operand(id);
-  if (o.kind != OperandKind::kNodeOutput || o.output_index != 0) return nullptr;
-  const Node& n = g.nodes()[o.producer];
-  return n.op() == op ? &n : nullptr;
-}
+using passes::producer;
 
 uint32_t index_of(const Graph& g, const Node* n) { return uint32_t(n - g.nodes().data()); }
 
