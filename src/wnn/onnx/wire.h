@@ -74,6 +74,8 @@ class WireReader {
   [[noreturn]] void fail_field(std::string_view name, std::string_view message) const;
   const FieldPath& path() const { return path_; }
   size_t remaining() const { return bytes_.size() - pos_; }
+  // Where the next read starts, in the bytes the reader views (for edits in place).
+  const std::byte* cursor() const { return bytes_.data() + pos_; }
 
  private:
   uint64_t varint(std::string_view name);

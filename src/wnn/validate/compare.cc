@@ -8,6 +8,8 @@
 #include <limits>
 #include <map>
 
+#include "wnn/validate/reference_model.h"
+
 namespace wnn::validate {
 
 Tolerance default_tolerance(DataType dtype, const std::optional<Tolerance>& quantized) {
@@ -59,9 +61,10 @@ std::vector<std::string> quantized_arithmetic(const onnx::ModelProto& model) {
   for (const auto& [level, count] : nodes_by_level) {
     lines.push_back(fmt::format(
         "MatMulNBits accuracy_level {} ({} node{}): {}", level, count, count == 1 ? "" : "s",
-        level == 4 ? "ONNX Runtime's arithmetic reproduced (A quantized per block to int8, "
-                     "exact integer block products)"
-                   : "float32 products, as ONNX Runtime computes them"));
+        level == kInt8ActivationsLevel
+            ? "ONNX Runtime's arithmetic reproduced (A quantized per block to int8, "
+              "exact integer block products)"
+            : "float32 products, as ONNX Runtime computes them"));
   }
   return lines;
 }

@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+
+#include "wnn/core/atomic_file.h"
+#include "wnn/core/mapped_file.h"
+#include "wnn/validate/reference_model.h"
 
 namespace wnn::validate {
 
@@ -42,26 +47,56 @@ std::string describe_run(const ReferenceOptions& run) {
 NoiseFloorRuns run_noise_floor(const std::string& model_path, const std::vector<FeedTensor>& feeds,
                                const std::string& work_dir, const ReferenceOptions& base) {
   NoiseFloorRuns out;
-  out.runs = noise_floor_runs(base);
-  for (const auto& options : out.runs) {
-    ReferenceRun run = run_ort_reference(model_path, feeds, work_dir, options);
+  const auto run_one = [&](const std::string& path, const ReferenceOptions& options,
+                           std::string label) {
+    ReferenceRun run = run_ort_reference(path, feeds, work_dir, options);
     out.ms += run.ms;
     if (run.status != ReferenceRun::Status::kOk) {
       out.status = run.status;
-      out.message = fmt::format("{}: {}", describe_run(options), run.message);
+      out.message = fmt::format("{}: {}", label, run.message);
       out.outputs.clear();
-      return out;
+      return false;
     }
+    out.runs.push_back(options);
+    out.labels.push_back(std::move(label));
     out.outputs.push_back(std::move(run.outputs));
+    return true;
+  };
+  for (const auto& options : noise_floor_runs(base)) {
+    if (!run_one(model_path, options, describe_run(options))) return out;
   }
+
+  std::string copy;
+  {
+    const auto file = MappedFile::open(model_path);
+    copy.assign(reinterpret_cast<const char*>(file->data()), file->size());
+  }
+  const int64_t changed = set_float_activations(copy);
+  if (changed == 0) return out;
+  const std::string copy_path = work_dir + "/float-activations.onnx";
+  write_file_atomic(copy_path, copy);
+  copy.clear();
+  ReferenceOptions options = base;
+  if (options.external_data_dir.empty()) {
+    options.external_data_dir = std::filesystem::path(model_path).parent_path().string();
+  }
+  const bool ok = run_one(copy_path, options,
+                          fmt::format("{} MatMulNBits at accuracy_level 0 (float activations), {}",
+                                      changed, describe_run(options)));
+  std::error_code ec;
+  std::filesystem::remove(copy_path, ec);
+  if (ok) out.int8_run = int(out.runs.size()) - 1;
   return out;
 }
 
 Tolerance with_noise_floor(Tolerance tol, DataType dtype, const NoiseFloor& floor) {
   if (is_float(dtype)) {
-    tol.floor = kNoiseFloorFactor * floor.value;
+    tol.floor = std::max(kNoiseFloorFactor * floor.value,
+                         kInt8ActivationsFactor * floor.int8_activations.value_or(0));
   } else {
-    tol.allowed_mismatches = int64_t(kNoiseFloorFactor * double(floor.differing));
+    tol.allowed_mismatches =
+        std::max(int64_t(kNoiseFloorFactor * double(floor.differing)),
+                 int64_t(kInt8ActivationsFactor * double(floor.int8_differing)));
   }
   return tol;
 }
@@ -70,7 +105,8 @@ std::optional<NoiseFloor> noise_floor_of(const std::string& name, const Tensor& 
                                          const NoiseFloorRuns& runs) {
   if (runs.status != ReferenceRun::Status::kOk || runs.outputs.empty()) return std::nullopt;
   NoiseFloor floor;
-  for (const auto& outputs : runs.outputs) {
+  for (size_t run = 0; run < runs.outputs.size(); ++run) {
+    const auto& outputs = runs.outputs[run];
     const auto it = std::find_if(outputs.begin(), outputs.end(),
                                  [&](const runtime::NamedTensor& t) { return t.name == name; });
     if (it == outputs.end() || it->tensor.dtype != reference.dtype ||
@@ -89,8 +125,13 @@ std::optional<NoiseFloor> noise_floor_of(const std::string& name, const Tensor& 
       if (std::isfinite(a) && std::isfinite(r)) max_abs = std::max(max_abs, std::fabs(a - r));
     }
     floor.per_run.push_back(max_abs);
-    floor.value = std::max(floor.value, max_abs);
-    floor.differing = std::max(floor.differing, differing);
+    if (int(run) == runs.int8_run) {
+      floor.int8_activations = max_abs;
+      floor.int8_differing = differing;
+    } else {
+      floor.value = std::max(floor.value, max_abs);
+      floor.differing = std::max(floor.differing, differing);
+    }
   }
   return floor;
 }

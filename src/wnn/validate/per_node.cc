@@ -12,7 +12,7 @@
 
 #include "wnn/core/builder.h"
 #include "wnn/core/error.h"
-#include "wnn/validate/per_node_model.h"
+#include "wnn/validate/reference_model.h"
 
 namespace wnn::validate {
 

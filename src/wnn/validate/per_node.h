@@ -1,7 +1,7 @@
 // `wnn validate --per-node` (Polygraphy's "mark all outputs"): every ONNX value that is also an
 // operand of the converted graph is compared, in topological order, to find the first node
 // whose result leaves the tolerance. ONNX Runtime runs a copy of the model with those values
-// added as graph outputs (per_node_model.h), wnn the converted graph with the same operands
+// added as graph outputs (reference_model.h), wnn the converted graph with the same operands
 // marked as outputs. Values are taken in batches whose tensors fit a memory budget: one ORT run
 // and one wnn run per batch, then the batch's tensors are freed.
 #pragma once

@@ -35,6 +35,7 @@ nlohmann::json noise_floor_section(const Report& r) {
   }
   return {{"mode", noise_floor_mode_name(r.noise_floor.mode)},
           {"k", kNoiseFloorFactor},
+          {"k_int8_activations", kInt8ActivationsFactor},
           {"measured", r.noise_floor.measured},
           {"runs", r.noise_floor.runs},
           {"error", nullable_string(r.noise_floor.error)},
@@ -45,7 +46,13 @@ nlohmann::json noise_floor_section(const Report& r) {
 
 nlohmann::json noise_floor_json(const std::optional<NoiseFloor>& floor) {
   if (!floor) return nullptr;
-  return {{"max_abs", floor->value}, {"per_run", floor->per_run}, {"differing", floor->differing}};
+  return {{"max_abs", floor->value},
+          {"per_run", floor->per_run},
+          {"differing", floor->differing},
+          {"int8_activations_max_abs",
+           floor->int8_activations ? nlohmann::json(*floor->int8_activations) : nullptr},
+          {"int8_activations_differing",
+           floor->int8_activations ? nlohmann::json(floor->int8_differing) : nullptr}};
 }
 
 nlohmann::json metrics_json(const OutputMetrics& m, bool compared,
@@ -76,8 +83,16 @@ std::string metrics_text(const OutputMetrics& m, DataType dtype,
   }
   if (floor && is_float(dtype)) {
     s += fmt::format("  floor {:.3g} (x{:g})", floor->value, kNoiseFloorFactor);
+    if (floor->int8_activations) {
+      s += fmt::format(", int8 activations {:.3g} (x{:g})", *floor->int8_activations,
+                       kInt8ActivationsFactor);
+    }
   } else if (floor) {
     s += fmt::format("  floor {} differing (x{:g})", floor->differing, kNoiseFloorFactor);
+    if (floor->int8_activations) {
+      s += fmt::format(", int8 activations {} differing (x{:g})", floor->int8_differing,
+                       kInt8ActivationsFactor);
+    }
   }
   if (m.within_floor_only()) {
     s += fmt::format("  within noise floor ({} beyond {})", m.failing_without_floor,
@@ -159,7 +174,13 @@ std::string report_summary(const Report& r) {
   if (r.pass) {
     s += fmt::format("PASS {}: {} output(s) match ONNX Runtime", r.model, r.outputs.size());
     if (const size_t n = within_floor_count(r); n > 0) {
-      s += fmt::format(" ({} within {:g}x the reference's noise floor)", n, kNoiseFloorFactor);
+      const bool int8 = std::any_of(r.outputs.begin(), r.outputs.end(), [](const auto& o) {
+        return o.floor && o.floor->int8_activations;
+      });
+      s += fmt::format(
+          " ({} within {:g}x the reference's noise floor{})", n, kNoiseFloorFactor,
+          int8 ? fmt::format(" or {:g}x its int8 activation quantization", kInt8ActivationsFactor)
+               : "");
     }
   } else {
     s += fmt::format("FAIL {} at {}: {}", r.model, r.stage, r.message);

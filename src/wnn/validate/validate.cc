@@ -309,7 +309,7 @@ void apply_noise_floor(const std::string& onnx_path, const std::vector<FeedTenso
     return;
   }
   report.noise_floor.measured = true;
-  for (const auto& r : runs.runs) report.noise_floor.runs.push_back(describe_run(r));
+  report.noise_floor.runs = runs.labels;
   for (const OutputPair& p : pairs) {
     OutputRecord& rec = report.outputs[p.record];
     rec.floor = noise_floor_of(rec.name, *p.ort, runs);

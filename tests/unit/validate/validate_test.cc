@@ -190,6 +190,64 @@ TEST(NoiseFloorValidate, WrongConversionsFailWithTheFloorInUse) {
   }
 }
 
+// int8_activations.onnx (make_per_node_models.py): two MatMulNBits at accuracy_level 4 on the
+// way to y, one at level 0 on the way to y0.
+const std::string kInt8Activations = kFixtures + "int8_activations.onnx";
+
+TEST(NoiseFloorValidate, Int8ActivationsGetAFloorFromTheirFloatPath) {
+  ValidateOptions o = ref_options();
+  o.noise_floor = NoiseFloorMode::kAlways;
+  const Report r = validate_onnx_model(kInt8Activations, o);
+  ASSERT_TRUE(r.pass) << r.message;
+  ASSERT_EQ(r.noise_floor.runs.size(), 3u);
+  EXPECT_EQ(r.noise_floor.runs[2],
+            "2 MatMulNBits at accuracy_level 0 (float activations), optimization all, 1 thread");
+  ASSERT_EQ(r.outputs.size(), 2u);
+  const OutputRecord& y = r.outputs[0];
+  const OutputRecord& y0 = r.outputs[1];
+  ASSERT_EQ(y.name, "y");
+  ASSERT_TRUE(y.floor && y.floor->int8_activations);
+  // The int8 quantization moves y well beyond the 8-bit tolerance, and its arithmetic floor
+  // is ORT agreeing with itself.
+  EXPECT_GT(*y.floor->int8_activations, 5 * y.tol.atol);
+  EXPECT_EQ(y.floor->per_run.size(), 3u);
+  EXPECT_EQ(y.floor->per_run[2], *y.floor->int8_activations);
+  EXPECT_EQ(y.tol.floor, std::max(kNoiseFloorFactor * y.floor->value,
+                                  kInt8ActivationsFactor * *y.floor->int8_activations));
+  // y0 is computed at level 0 only: the copy leaves it where it was.
+  ASSERT_TRUE(y0.floor && y0.floor->int8_activations);
+  EXPECT_EQ(*y0.floor->int8_activations, 0);
+  EXPECT_EQ(y0.floor->int8_differing, 0);
+  const auto j = report_json(r);
+  EXPECT_EQ(j["noise_floor"]["k_int8_activations"], kInt8ActivationsFactor);
+  EXPECT_EQ(j["outputs"][0]["noise_floor"]["int8_activations_max_abs"], *y.floor->int8_activations);
+  EXPECT_NE(report_summary(r).find(", int8 activations "), std::string::npos);
+  // A model without int8 activations has no such run (and no such field).
+  const Report plain = validate_onnx_model(kTinyClassifier, o);
+  ASSERT_TRUE(plain.pass) << plain.message;
+  EXPECT_EQ(plain.noise_floor.runs.size(), 2u);
+  ASSERT_TRUE(plain.outputs[0].floor.has_value());
+  EXPECT_FALSE(plain.outputs[0].floor->int8_activations.has_value());
+}
+
+TEST(NoiseFloorValidate, AWrongConversionOfInt8ActivationsFailsWithTheirFloor) {
+  // Every float constant of the fixture is a multiplier or a scale: 1.25x one of them is far
+  // beyond what the int8 quantization does.
+  ScopedEnv env("WNN_VALIDATE_TEST_FAULT", "scale-weights");
+  ValidateOptions o = ref_options();
+  o.noise_floor = NoiseFloorMode::kAlways;
+  const Report r = validate_onnx_model(kInt8Activations, o);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.stage, "numerical") << r.message;
+  ASSERT_EQ(r.outputs.size(), 2u);
+  for (const OutputRecord& out : r.outputs) {
+    ASSERT_TRUE(out.floor.has_value()) << out.name;
+    EXPECT_FALSE(out.pass) << out.name;
+    EXPECT_GT(out.metrics.failing_fraction, 0.5) << out.name;
+  }
+  EXPECT_GT(*r.outputs[0].floor->int8_activations, 0);
+}
+
 TEST(Validate, OrtFailureReportsOrtsOwnMessage) {
   ScratchDir dir;
   const Report r = validate_onnx_model(kFixtures + "ort_rejects.onnx", ref_options());
