@@ -12,24 +12,9 @@ namespace wnn::kernels {
 
 namespace {
 
+using simd::dot;
 using simd::F32x16;
 using simd::kLanes;
-
-// q . k over n columns, sixteen lanes at a time.
-WNN_SIMD_INLINE float dot(const float* q, const float* k, int64_t n) {
-  F32x16 acc{};
-  int64_t c = 0;
-  for (; c + kLanes <= n; c += kLanes) acc += simd::load(q + c) * simd::load(k + c);
-  if (c < n) acc += simd::load_partial(q + c, n - c) * simd::load_partial(k + c, n - c);
-  // A tree of halves: four dependent adds instead of sixteen.
-  typedef float F32x8 __attribute__((vector_size(32)));
-  typedef float F32x4 __attribute__((vector_size(16)));
-  const F32x8 h8 = __builtin_shufflevector(acc, acc, 0, 1, 2, 3, 4, 5, 6, 7) +
-                   __builtin_shufflevector(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15);
-  const F32x4 h4 =
-      __builtin_shufflevector(h8, h8, 0, 1, 2, 3) + __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
-  return (h4[0] + h4[2]) + (h4[1] + h4[3]);
-}
 
 // acc += p * v over n columns.
 WNN_SIMD_INLINE void axpy(float p, const float* v, float* acc, int64_t n) {

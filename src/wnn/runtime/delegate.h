@@ -63,6 +63,23 @@ struct DelegateOptions {
   int threads = 1;
 };
 
+// What a delegate learns from a whole graph before it is asked about its nodes one by one. The
+// delegates that claim patterns (packed, attention) match every pattern here once, and
+// supports_in() looks a node up, instead of matching around each node it is asked about (the
+// graph's size per question).
+class GraphAnalysis {
+ public:
+  virtual ~GraphAnalysis() = default;
+};
+
+// The analysis of a delegate that claims whole patterns: per node, whether one holds it.
+struct PatternNodes final : GraphAnalysis {
+  std::vector<bool> in;
+};
+// supports_in() of such a delegate: yes for a node a pattern holds, else not applicable.
+// `analysis` is the delegate's PatternNodes for `graph`.
+Support pattern_support(const Graph& graph, const Node& node, const GraphAnalysis* analysis);
+
 class Delegate {
  public:
   virtual ~Delegate() = default;
@@ -71,6 +88,12 @@ class Delegate {
   // creates a kernel (which implementation runs) comes back as the compiled region's
   // slow_nodes(), and plan_execution re-partitions.
   virtual Support supports(const Graph& graph, const Node& node) const = 0;
+  // Once per graph, before the partitioner asks about its nodes; null when the delegate keeps
+  // nothing (the default).
+  virtual std::unique_ptr<const GraphAnalysis> analyze(const Graph& graph) const;
+  // supports() with what analyze(graph) returned; by default supports() itself.
+  virtual Support supports_in(const Graph& graph, const Node& node,
+                              const GraphAnalysis* analysis) const;
   // Compiles a region of nodes that all answered supports() == ok.
   virtual std::unique_ptr<CompiledRegion> compile(const Graph& graph, const Region& region,
                                                   const DelegateOptions& options) const = 0;

@@ -2,7 +2,7 @@
 // delegate first (it claims block-quantized matmuls only, which neither library runs packed),
 // the attention delegate (attention with its rotary and KV cache as one step, which the
 // libraries would run as a dozen kernels), then oneDNN (fastest on every conv and GEMM measured on
-// this CPU, see docs/delegates.md), then XNNPACK.
+// this CPU, see docs/delegates.md), then XNNPACK. Also the Delegate interface's defaults.
 #include <fmt/format.h>
 
 #include "wnn/core/error.h"
@@ -13,6 +13,19 @@
 #include "wnn/runtime/xnnpack/xnnpack_delegate.h"
 
 namespace wnn::runtime {
+
+std::unique_ptr<const GraphAnalysis> Delegate::analyze(const Graph&) const { return nullptr; }
+
+Support Delegate::supports_in(const Graph& graph, const Node& node, const GraphAnalysis*) const {
+  return supports(graph, node);
+}
+
+Support pattern_support(const Graph& graph, const Node& node, const GraphAnalysis* analysis) {
+  const auto* p = dynamic_cast<const PatternNodes*>(analysis);
+  check_internal(p != nullptr && p->in.size() == graph.nodes().size(),
+                 "a pattern delegate was asked without its analysis of the graph");
+  return p->in[size_t(&node - graph.nodes().data())] ? Support::yes() : Support::not_applicable();
+}
 
 std::span<const Delegate* const> available_delegates() {
   static const packed::PackedDelegate packed;

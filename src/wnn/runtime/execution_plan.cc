@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "wnn/core/error.h"
 #include "wnn/kernels/kernel.h"
 #include "wnn/passes/canonicalize.h"
 #include "wnn/passes/fold_constants.h"
@@ -36,15 +37,21 @@ ExecutionPlan plan_execution(std::shared_ptr<const Graph> graph, const SessionOp
   }
   // Per delegate, the nodes refused once their kernel was known (SlowNode), with the reason.
   std::vector<std::map<uint32_t, std::string>> slow(delegates.size());
+  // Each delegate analyzes the graph once; every partition round asks about the same graph.
+  std::vector<std::unique_ptr<const GraphAnalysis>> analyses;
   std::vector<passes::Candidate> candidates;
   for (size_t k = 0; k < delegates.size(); ++k) {
     const Delegate* d = delegates[k];
     const auto& refused = slow[k];
-    candidates.push_back({std::string(d->name()), [d, &refused](const Graph& g, const Node& n) {
-                            const auto it = refused.find(uint32_t(&n - g.nodes().data()));
-                            return it != refused.end() ? Support::no(it->second)
-                                                       : d->supports(g, n);
-                          }});
+    analyses.push_back(d->analyze(*plan.graph));
+    const GraphAnalysis* analysis = analyses.back().get();
+    const Graph* planned = plan.graph.get();
+    candidates.push_back(
+        {std::string(d->name()), [d, &refused, analysis, planned](const Graph& g, const Node& n) {
+           check_internal(&g == planned, "the partitioner asked about another graph");
+           const auto it = refused.find(uint32_t(&n - g.nodes().data()));
+           return it != refused.end() ? Support::no(it->second) : d->supports_in(g, n, analysis);
+         }});
   }
   // Regions are compiled once per (delegate, node set): a re-partition recompiles only the
   // regions it changed. Each round refuses at least one node, so the loop ends.

@@ -9,15 +9,12 @@
 #include <random>
 #include <vector>
 
+#include "random_floats.h"
+
 namespace wnn::kernels {
 namespace {
 
-std::vector<float> random_floats(size_t n, float lo, float hi, std::mt19937& rng) {
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
+using testing::random_floats;
 
 double at(const View4& v, int64_t b, int64_t h, int64_t r, int64_t c) { return v.row(b, h, r)[c]; }
 

@@ -16,62 +16,6 @@ namespace {
 
 using kernels::View4;
 
-// A structural fingerprint of a graph (ops, operand wiring, dtypes and shapes): supports() is
-// asked node by node, and matching every pattern per question would cost the graph's size
-// each time. compile() matches afresh, so a stale answer could only refuse a region.
-uint64_t fingerprint(const Graph& g) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-  mix(g.nodes().size());
-  for (const Node& n : g.nodes()) {
-    mix(uint64_t(n.op()));
-    for (OperandId i : n.inputs) mix(i.index);
-    for (OperandId o : n.outputs) mix(o.index + (1ull << 40));
-  }
-  for (const Operand& o : g.operands()) {
-    mix(uint64_t(o.desc.dtype));
-    for (int64_t d : o.desc.shape) mix(uint64_t(d));
-  }
-  return h;
-}
-
-// Per node, whether an attention pattern holds it.
-const std::vector<bool>& pattern_nodes(const Graph& g) {
-  thread_local const Graph* graph = nullptr;
-  thread_local uint64_t print = 0;
-  thread_local std::vector<bool> in;
-  const uint64_t now = fingerprint(g);
-  if (graph != &g || print != now || in.size() != g.nodes().size()) {
-    in.assign(g.nodes().size(), false);
-    for (const AttentionPattern& p : attention_patterns(g)) {
-      for (uint32_t n : p.nodes) in[n] = true;
-    }
-    graph = &g;
-    print = now;
-  }
-  return in;
-}
-
-bool may_belong(OpKind op) {
-  switch (op) {
-    case OpKind::kSoftmax:
-    case OpKind::kMatmul:
-    case OpKind::kTranspose:
-    case OpKind::kReshape:
-    case OpKind::kSlice:
-    case OpKind::kConcat:
-    case OpKind::kGather:
-    case OpKind::kIdentity:
-    case OpKind::kAdd:
-    case OpKind::kSub:
-    case OpKind::kMul:
-    case OpKind::kDiv:
-      return true;
-    default:
-      return false;
-  }
-}
-
 class AttentionRegion final : public CompiledRegion {
  public:
   AttentionRegion(std::vector<AttentionPattern> steps, std::vector<OperandId> outputs, int threads)
@@ -212,10 +156,22 @@ class AttentionRegion final : public CompiledRegion {
 
 std::string_view AttentionDelegate::name() const { return "attention"; }
 
+std::unique_ptr<const GraphAnalysis> AttentionDelegate::analyze(const Graph& graph) const {
+  auto out = std::make_unique<PatternNodes>();
+  out->in.assign(graph.nodes().size(), false);
+  for (const AttentionPattern& p : attention_patterns(graph)) {
+    for (uint32_t n : p.nodes) out->in[n] = true;
+  }
+  return out;
+}
+
+Support AttentionDelegate::supports_in(const Graph& graph, const Node& node,
+                                       const GraphAnalysis* analysis) const {
+  return pattern_support(graph, node, analysis);
+}
+
 Support AttentionDelegate::supports(const Graph& graph, const Node& node) const {
-  if (!may_belong(node.op())) return Support::not_applicable();
-  const uint32_t index = uint32_t(&node - graph.nodes().data());
-  return pattern_nodes(graph)[index] ? Support::yes() : Support::not_applicable();
+  return supports_in(graph, node, analyze(graph).get());
 }
 
 std::unique_ptr<CompiledRegion> AttentionDelegate::compile(const Graph& graph, const Region& region,

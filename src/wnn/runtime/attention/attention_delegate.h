@@ -14,6 +14,10 @@ namespace wnn::runtime::attention {
 class AttentionDelegate final : public Delegate {
  public:
   std::string_view name() const override;
+  // Matches every pattern of `graph` (supports() alone does so on each call).
+  std::unique_ptr<const GraphAnalysis> analyze(const Graph& graph) const override;
+  Support supports_in(const Graph& graph, const Node& node,
+                      const GraphAnalysis* analysis) const override;
   Support supports(const Graph& graph, const Node& node) const override;
   std::unique_ptr<CompiledRegion> compile(const Graph& graph, const Region& region,
                                           const DelegateOptions& options) const override;

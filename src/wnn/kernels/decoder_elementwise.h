@@ -1,0 +1,22 @@
+// The elementwise steps between a decoder's projections, each as one pass over its rows, for the
+// packed delegate (runtime/packed/): the RMS normalization the importer writes for
+// SimplifiedLayerNormalization, SkipSimplifiedLayerNormalization and RMSNormalization, and the
+// SiLU-gated product of a gate and an up projection. Each computes what its graph ops compute,
+// in the same order (float32 throughout), so results agree with the unfused ops to rounding.
+#pragma once
+
+#include <cstdint>
+
+namespace wnn::kernels {
+
+// Per row of `hidden` elements: s = a (+ residual), y = s / sqrt(sum(s * s) / hidden + epsilon)
+// * gamma. `residual` may be null; otherwise `sum` (rows x hidden) receives s. `y` may be `sum`
+// or `a` only if it is neither (rows are read before they are written, but a row's sum must
+// survive for the caller).
+void rms_norm(const float* a, const float* residual, float* sum, const float* gamma, float epsilon,
+              int64_t rows, int64_t hidden, float* y);
+
+// y = gate * sigmoid(gate) * up over n elements (y may be gate or up).
+void silu_mul(const float* gate, const float* up, int64_t n, float* y);
+
+}  // namespace wnn::kernels
