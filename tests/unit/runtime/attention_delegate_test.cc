@@ -54,7 +54,8 @@ Tensor floats(Shape shape, float lo, float hi) {
   return testing::uniform_floats(std::move(shape), lo, hi, rng());
 }
 
-// GroupQueryAttention's decomposition: qkv [1, S, (n + 2 kv) h] -> rotary q, k -> present k, v
+// GroupQueryAttention's decomposition: qkv [S, (n + 2 kv) h] (a fused projection's output) ->
+// reshape [1, S, (n + 2 kv) h] -> rotary q, k -> present k, v
 // = gather(concat(past, new), index) -> softmax(q k^T * scale + bias) v -> [1, S, n h].
 // `leak` makes the scores a graph output too.
 Built gqa_graph(const Sizes& z, bool leak) {
@@ -63,14 +64,15 @@ Built gqa_graph(const Sizes& z, bool leak) {
   const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s, t = z.past + z.s, grp = n / kv;
   const int64_t width = (n + 2 * kv) * h;
   Built out;
-  const OperandId qkv = b.input("qkv", {DataType::kFloat32, {1, s, width}});
+  const OperandId qkv =
+      b.add1(K::kReshape, {b.input("qkv", {DataType::kFloat32, {s, width}}), IntList{1, s, width}});
   const OperandId cos = b.input("cos", {DataType::kFloat32, {1, 1, s, h / 2}});
   const OperandId sin = b.input("sin", {DataType::kFloat32, {1, 1, s, h / 2}});
   const OperandId past_k = b.input("past_k", {DataType::kFloat32, {1, kv, z.past, h}});
   const OperandId past_v = b.input("past_v", {DataType::kFloat32, {1, kv, z.past, h}});
   const OperandId index = b.input("index", {DataType::kInt32, {t}});
   const OperandId bias = b.input("bias", {DataType::kFloat32, {1, 1, s, t}});
-  out.inputs.push_back({"qkv", floats({1, s, width}, -2, 2)});
+  out.inputs.push_back({"qkv", floats({s, width}, -2, 2)});
   Tensor c = floats({1, 1, s, h / 2}, -1, 1), si = floats({1, 1, s, h / 2}, -1, 1);
   out.inputs.push_back({"cos", c});
   out.inputs.push_back({"sin", si});

@@ -103,7 +103,23 @@ StridedOperand Matcher::source(OperandId x, const std::vector<const Node*>& read
     return v;
   }
   take(s);
-  return {whole, starts[2], {rows * ws[2], cols, ws[2], 1}};
+  OperandId base = whole;
+  // The fused projection's output reshape in front of the Q/K/V slices ([b * rows, n] to
+  // [b, rows, n]): the same memory. Taken once for the slices, when slices alone read it (the
+  // final check then requires them all to be the pattern's).
+  if (const Node* flat_out = made_by(whole, OpKind::kReshape);
+      flat_out && is_f32(flat_out->inputs[0])) {
+    const auto& in = readers_[whole.index];
+    const bool slices = u_.count[whole.index] == int(in.size()) &&
+                        std::all_of(in.begin(), in.end(), [&](uint32_t r) {
+                          return g_.nodes()[r].op() == OpKind::kSlice;
+                        });
+    if (slices) {
+      if (std::find(nodes_.begin(), nodes_.end(), index(flat_out)) == nodes_.end()) take(flat_out);
+      base = flat_out->inputs[0];
+    }
+  }
+  return {base, starts[2], {rows * ws[2], cols, ws[2], 1}};
 }
 
 std::optional<Matcher::Rotated> Matcher::rotary(OperandId x) {
