@@ -10,9 +10,8 @@
 namespace wnn::kernels {
 
 // Per row of `hidden` elements: s = a (+ residual), y = s / sqrt(sum(s * s) / hidden + epsilon)
-// * gamma. `residual` may be null; otherwise `sum` (rows x hidden) receives s. `y` may be `sum`
-// or `a` only if it is neither (rows are read before they are written, but a row's sum must
-// survive for the caller).
+// * gamma. `residual` may be null; otherwise `sum` (rows x hidden) receives s. `y` must not
+// overlap `sum` (the caller keeps both).
 void rms_norm(const float* a, const float* residual, float* sum, const float* gamma, float epsilon,
               int64_t rows, int64_t hidden, float* y);
 

@@ -66,16 +66,12 @@ NoiseFloorRuns run_noise_floor(const std::string& model_path, const std::vector<
     if (!run_one(model_path, options, describe_run(options))) return out;
   }
 
-  std::string copy;
-  {
-    const auto file = MappedFile::open(model_path);
-    copy.assign(reinterpret_cast<const char*>(file->data()), file->size());
-  }
-  const int64_t changed = set_float_activations(copy);
-  if (changed == 0) return out;
+  FloatActivationsCopy copy = model_with_float_activations(MappedFile::open(model_path)->bytes());
+  if (copy.changed == 0) return out;
+  const int64_t changed = copy.changed;
   const std::string copy_path = work_dir + "/float-activations.onnx";
-  write_file_atomic(copy_path, copy);
-  copy.clear();
+  write_file_atomic(copy_path, copy.bytes);
+  copy = {};
   ReferenceOptions options = base;
   if (options.external_data_dir.empty()) {
     options.external_data_dir = std::filesystem::path(model_path).parent_path().string();

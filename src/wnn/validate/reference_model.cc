@@ -121,10 +121,9 @@ std::string model_with_outputs(std::span<const std::byte> model,
   return out.take();
 }
 
-int64_t set_float_activations(std::string& model) {
-  const auto bytes = std::as_bytes(std::span(model.data(), model.size()));
+FloatActivationsCopy model_with_float_activations(std::span<const std::byte> model) {
   std::vector<VarintSpan> levels;
-  onnx::WireReader r(bytes, onnx::FieldPath{});
+  onnx::WireReader r(model, onnx::FieldPath{});
   while (r.next()) {
     if (r.field_number() != kModelGraph || r.wire_type() != onnx::WireType::kLengthDelimited) {
       r.skip();
@@ -141,12 +140,16 @@ int64_t set_float_activations(std::string& model) {
       }
     }
   }
+  FloatActivationsCopy out;
+  out.changed = int64_t(levels.size());
+  if (levels.empty()) return out;
+  out.bytes.assign(reinterpret_cast<const char*>(model.data()), model.size());
   for (const VarintSpan& v : levels) {
     // Zero in the varint's own length: continuation bytes of 0x80, then 0x00.
-    const size_t begin = size_t(v.begin - bytes.data()), end = size_t(v.end - bytes.data());
-    for (size_t i = begin; i < end; ++i) model[i] = char(i + 1 < end ? 0x80 : 0x00);
+    const size_t begin = size_t(v.begin - model.data()), end = size_t(v.end - model.data());
+    for (size_t i = begin; i < end; ++i) out.bytes[i] = char(i + 1 < end ? 0x80 : 0x00);
   }
-  return int64_t(levels.size());
+  return out;
 }
 
 void write_model_with_outputs(const std::string& onnx_path, const std::vector<std::string>& names,

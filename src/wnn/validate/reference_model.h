@@ -24,11 +24,15 @@ inline bool quantizes_activations(std::string_view op_type, std::string_view dom
          accuracy_level == kInt8ActivationsLevel;
 }
 
-// Sets accuracy_level to 0 in place in every node of `model` (a serialized ModelProto) for
-// which quantizes_activations holds, in every graph field of the model (not in subgraphs).
-// The varint keeps its length (0x80 bytes ending in 0x00), so nothing else moves. Returns the
-// number of nodes changed.
-int64_t set_float_activations(std::string& model);
+// `model` (a serialized ModelProto) with accuracy_level 0 in every node for which
+// quantizes_activations holds, in every graph field of the model (not in subgraphs). Each
+// varint keeps its length (0x80 bytes ending in 0x00), so nothing else moves. The model is
+// only scanned, not copied, when no node changes (`bytes` then stays empty).
+struct FloatActivationsCopy {
+  std::string bytes;
+  int64_t changed = 0;  // nodes
+};
+FloatActivationsCopy model_with_float_activations(std::span<const std::byte> model);
 
 // `model` (a serialized ModelProto) with a name-only ValueInfoProto appended to its graph's
 // outputs for each of `names` (ORT infers their types). Throws when there is no graph.

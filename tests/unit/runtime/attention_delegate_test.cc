@@ -57,8 +57,9 @@ Tensor floats(Shape shape, float lo, float hi) {
 // GroupQueryAttention's decomposition: qkv [S, (n + 2 kv) h] (a fused projection's output) ->
 // reshape [1, S, (n + 2 kv) h] -> rotary q, k -> present k, v
 // = gather(concat(past, new), index) -> softmax(q k^T * scale + bias) v -> [1, S, n h].
-// `leak` makes the scores a graph output too.
-Built gqa_graph(const Sizes& z, bool leak) {
+// `leak` makes the scores a graph output too; `qkv_elsewhere` has another slice of the
+// reshaped qkv as a graph output (the step then reads Q/K/V after the reshape).
+Built gqa_graph(const Sizes& z, bool leak, bool qkv_elsewhere = false) {
   auto g = std::make_shared<Graph>();
   GraphBuilder b(*g);
   const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s, t = z.past + z.s, grp = n / kv;
@@ -123,6 +124,7 @@ Built gqa_graph(const Sizes& z, bool leak) {
   b.output(k);
   b.output(v);
   if (leak) b.output(scores);
+  if (qkv_elsewhere) b.output(slice3(b, qkv, s, width - 1, 1));
   out.graph = g;
   return out;
 }
@@ -166,6 +168,19 @@ TEST(AttentionDelegate, RunsGroupQueryAttentionWithRotaryAndKvCacheAsOneStep) {
     EXPECT_EQ(plan.partition.regions[0].nodes.size(), built.graph->nodes().size());
     expect_same(ref, fast, built);
   }
+}
+
+TEST(AttentionDelegate, ReadsAfterTheProjectionReshapeWhenOthersReadItsResult) {
+  const Built built = gqa_graph({1, 9, 4, 2, 6}, false, true);
+  Session ref(built.graph, {"ref", 1});
+  Session fast(built.graph, {"auto", 1});
+  ASSERT_EQ(attention_regions(fast), 1u);
+  // Node 0 is the projection's reshape, which the extra slice reads too: outside the step.
+  ASSERT_EQ(built.graph->nodes()[0].op(), K::kReshape);
+  for (const auto& r : fast.execution_plan().partition.regions) {
+    if (r.delegate == "attention") EXPECT_NE(r.nodes.front(), 0u);
+  }
+  expect_same(ref, fast, built);
 }
 
 TEST(AttentionDelegate, LeavesTheFormWhenItsScoresAreReadElsewhere) {

@@ -96,8 +96,9 @@ TEST(FloatActivations, OnlyLevel4MatMulNBitsChangeAndNothingMoves) {
   const std::string path = kFixtures + "int8_activations.onnx";
   const auto file = MappedFile::open(path);
   const std::string before(reinterpret_cast<const char*>(file->data()), file->size());
-  std::string copy = before;
-  EXPECT_EQ(set_float_activations(copy), 2);
+  const FloatActivationsCopy result = model_with_float_activations(file->bytes());
+  EXPECT_EQ(result.changed, 2);
+  const std::string& copy = result.bytes;
   ASSERT_EQ(copy.size(), before.size());
   size_t changed_bytes = 0;
   for (size_t i = 0; i < copy.size(); ++i) changed_bytes += copy[i] != before[i];
@@ -110,8 +111,11 @@ TEST(FloatActivations, OnlyLevel4MatMulNBitsChangeAndNothingMoves) {
   EXPECT_EQ(level_of(node_named(m, "f4")), 0);
   EXPECT_EQ(node_named(m, "q8").find_attribute("bits")->i, 8);  // the other attributes stay
   EXPECT_EQ(node_named(m, "q4").find_attribute("block_size")->i, 32);
-  // Once at level 0, nothing is left to change.
-  EXPECT_EQ(set_float_activations(copy), 0);
+  // Once at level 0, nothing is left to change, and nothing is copied.
+  const auto again =
+      model_with_float_activations(std::as_bytes(std::span(copy.data(), copy.size())));
+  EXPECT_EQ(again.changed, 0);
+  EXPECT_TRUE(again.bytes.empty());
 }
 
 TEST(FloatActivations, DomainOpTypeAndEncodingAreHonoured) {
@@ -141,8 +145,10 @@ TEST(FloatActivations, DomainOpTypeAndEncodingAreHonoured) {
   onnx::WireWriter model;
   model.length_delimited(7, graph.bytes());
   const std::string before = model.take();
-  std::string copy = before;
-  EXPECT_EQ(set_float_activations(copy), 1);
+  const FloatActivationsCopy result =
+      model_with_float_activations(std::as_bytes(std::span(before.data(), before.size())));
+  EXPECT_EQ(result.changed, 1);
+  const std::string& copy = result.bytes;
   ASSERT_EQ(copy.size(), before.size());
   const size_t at = before.rfind(std::string("\x84\x00", 2));
   ASSERT_NE(at, std::string::npos);

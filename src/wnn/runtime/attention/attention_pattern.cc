@@ -12,8 +12,11 @@ using passes::Uses;
 
 class Matcher {
  public:
-  Matcher(const Graph& g, const Uses& u, const std::vector<std::vector<uint32_t>>& readers)
-      : g_(g), u_(u), readers_(readers) {}
+  // `through_projection_reshape`: read the Q/K/V slices through the fused projection's output
+  // reshape (attention_patterns tries with it first, then without).
+  Matcher(const Graph& g, const Uses& u, const std::vector<std::vector<uint32_t>>& readers,
+          bool through_projection_reshape)
+      : g_(g), u_(u), readers_(readers), through_projection_reshape_(through_projection_reshape) {}
 
   std::optional<AttentionPattern> match(uint32_t softmax);
 
@@ -58,6 +61,7 @@ class Matcher {
   const Graph& g_;
   const Uses& u_;
   const std::vector<std::vector<uint32_t>>& readers_;
+  const bool through_projection_reshape_;
   std::vector<uint32_t> nodes_;
 };
 
@@ -105,10 +109,11 @@ StridedOperand Matcher::source(OperandId x, const std::vector<const Node*>& read
   take(s);
   OperandId base = whole;
   // The fused projection's output reshape in front of the Q/K/V slices ([b * rows, n] to
-  // [b, rows, n]): the same memory. Taken once for the slices, when slices alone read it (the
-  // final check then requires them all to be the pattern's).
+  // [b, rows, n]): the same memory. Taken once for the slices, when slices alone read it; the
+  // final check then requires them all to be this pattern's, and when they are not the match
+  // is tried again without it.
   if (const Node* flat_out = made_by(whole, OpKind::kReshape);
-      flat_out && is_f32(flat_out->inputs[0])) {
+      through_projection_reshape_ && flat_out && is_f32(flat_out->inputs[0])) {
     const auto& in = readers_[whole.index];
     const bool slices = u_.count[whole.index] == int(in.size()) &&
                         std::all_of(in.begin(), in.end(), [&](uint32_t r) {
@@ -403,13 +408,21 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
   return p;
 }
 
+// The pattern from `softmax`, reading through the projection's reshape where that matches.
+std::optional<AttentionPattern> match_from(const Graph& g, const Uses& u,
+                                           const std::vector<std::vector<uint32_t>>& readers,
+                                           uint32_t softmax) {
+  if (auto p = Matcher(g, u, readers, true).match(softmax)) return p;
+  return Matcher(g, u, readers, false).match(softmax);
+}
+
 }  // namespace
 
 std::optional<AttentionPattern> match_attention(const Graph& g, uint32_t softmax) {
   if (g.nodes()[softmax].op() != OpKind::kSoftmax) return std::nullopt;
   const Uses u = passes::uses_of(g);
   const auto readers = passes::readers_of(g);
-  return Matcher(g, u, readers).match(softmax);
+  return match_from(g, u, readers, softmax);
 }
 
 void end_output_at(const Graph& g, AttentionPattern& p, const std::vector<uint32_t>& nodes) {
@@ -429,7 +442,7 @@ std::vector<AttentionPattern> attention_patterns(const Graph& g) {
   for (uint32_t i = 0; i < g.nodes().size(); ++i) {
     if (g.nodes()[i].op() != OpKind::kSoftmax) continue;
     if (!u) u = passes::uses_of(g), readers = passes::readers_of(g);
-    if (auto p = Matcher(g, *u, readers).match(i)) out.push_back(std::move(*p));
+    if (auto p = match_from(g, *u, readers, i)) out.push_back(std::move(*p));
   }
   // A node belongs to one pattern at most.
   std::vector<uint32_t> seen;

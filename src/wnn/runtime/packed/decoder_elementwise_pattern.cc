@@ -153,10 +153,12 @@ std::optional<SiluMulPattern> match_silu_mul(const Graph& g, const Wiring& w, ui
   }
   p.up = before_reshape(g, w, up, p.nodes);
   p.y = gated->outputs[0];
-  for (const Node* r = passes::sole_reader(g, w.uses, p.y, OpKind::kReshape);;
-       r = passes::sole_reader(g, w.uses, p.y, OpKind::kReshape)) {
+  auto next_alias = [&]() -> const Node* {
+    const Node* r = passes::sole_reader(g, w.uses, p.y, OpKind::kReshape);
     if (!r) r = passes::sole_reader(g, w.uses, p.y, OpKind::kIdentity);
-    if (!r || stop[index_of(g, r)]) break;
+    return r && !stop[index_of(g, r)] ? r : nullptr;
+  };
+  for (const Node* r = next_alias(); r; r = next_alias()) {
     p.nodes.push_back(index_of(g, r));
     p.y = r->outputs[0];
   }
