@@ -51,7 +51,8 @@ WNN_SIMD_CLONES void gate_times_up(const float* gate, const float* sig, const fl
 }  // namespace
 
 void rms_norm(const float* a, const float* residual, float* sum, const float* gamma, float epsilon,
-              int64_t rows, int64_t hidden, float* y) {
+              int64_t rows, int64_t hidden, float* y, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && rows > 1)
   for (int64_t r = 0; r < rows; ++r) {
     const float* x = a + r * hidden;
     if (residual) {
@@ -63,11 +64,14 @@ void rms_norm(const float* a, const float* residual, float* sum, const float* ga
   }
 }
 
-void silu_mul(const float* gate, const float* up, int64_t n, float* y) {
+void silu_mul(const float* gate, const float* up, int64_t n, float* y, int threads) {
   // In chunks, so the sigmoids stay in cache and y may alias either input.
   constexpr int64_t kChunk = 1024;
-  float sig[kChunk];
-  for (int64_t at = 0; at < n; at += kChunk) {
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && chunks >= 8)
+  for (int64_t i = 0; i < chunks; ++i) {
+    float sig[kChunk];
+    const int64_t at = i * kChunk;
     const int64_t len = std::min(kChunk, n - at);
     std::copy(gate + at, gate + at + len, sig);
     sigmoid_float32(sig, len);

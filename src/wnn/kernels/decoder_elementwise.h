@@ -11,11 +11,13 @@ namespace wnn::kernels {
 
 // Per row of `hidden` elements: s = a (+ residual), y = s / sqrt(sum(s * s) / hidden + epsilon)
 // * gamma. `residual` may be null; otherwise `sum` (rows x hidden) receives s. `y` must not
-// overlap `sum` (the caller keeps both).
+// overlap `sum` (the caller keeps both). Rows are split among `threads`; each row is computed
+// the same way whatever the split.
 void rms_norm(const float* a, const float* residual, float* sum, const float* gamma, float epsilon,
-              int64_t rows, int64_t hidden, float* y);
+              int64_t rows, int64_t hidden, float* y, int threads = 1);
 
-// y = gate * sigmoid(gate) * up over n elements (y may be gate or up).
-void silu_mul(const float* gate, const float* up, int64_t n, float* y);
+// y = gate * sigmoid(gate) * up over n elements (y may be gate or up), in chunks split among
+// `threads` when there are several (a prefill's rows; a decode step's one row stays on one).
+void silu_mul(const float* gate, const float* up, int64_t n, float* y, int threads = 1);
 
 }  // namespace wnn::kernels

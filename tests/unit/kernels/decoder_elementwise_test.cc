@@ -54,6 +54,19 @@ TEST(RmsNormKernel, MatchesFloat64OracleWithAndWithoutTheResidual) {
   }
 }
 
+TEST(RmsNormKernel, RowsSplitAmongThreadsGiveTheSameBits) {
+  std::mt19937 rng(11);
+  const int64_t rows = 17, hidden = 333;
+  const auto a = random_floats(size_t(rows * hidden), -4.0f, 4.0f, rng);
+  const auto r = random_floats(size_t(rows * hidden), -1.0f, 1.0f, rng);
+  const auto gamma = random_floats(size_t(hidden), -2.0f, 2.0f, rng);
+  std::vector<float> sum1(a.size()), y1(a.size()), sum2(a.size()), y2(a.size());
+  rms_norm(a.data(), r.data(), sum1.data(), gamma.data(), 1e-5f, rows, hidden, y1.data(), 1);
+  rms_norm(a.data(), r.data(), sum2.data(), gamma.data(), 1e-5f, rows, hidden, y2.data(), 2);
+  EXPECT_EQ(sum1, sum2);
+  EXPECT_EQ(y1, y2);
+}
+
 TEST(RmsNormKernel, AllZeroRowIsZeroNotNan) {
   const std::vector<float> a(20, 0.0f), gamma(20, 1.5f);
   std::vector<float> y(20, 1.0f);
@@ -63,7 +76,7 @@ TEST(RmsNormKernel, AllZeroRowIsZeroNotNan) {
 
 TEST(SiluMulKernel, MatchesFloat64OracleAcrossChunksAndInPlace) {
   std::mt19937 rng(7);
-  for (int64_t n : {1, 15, 1024, 2816 + 3}) {
+  for (int64_t n : {1, 15, 1024, 2816 + 3, 16 * 2816 - 5}) {
     SCOPED_TRACE(::testing::Message() << "n " << n);
     auto gate = random_floats(size_t(n), -12.0f, 12.0f, rng);
     const auto up = random_floats(size_t(n), -2.0f, 2.0f, rng);
@@ -78,6 +91,10 @@ TEST(SiluMulKernel, MatchesFloat64OracleAcrossChunksAndInPlace) {
     std::vector<float> in_place = gate;
     silu_mul(in_place.data(), up.data(), n, in_place.data());
     EXPECT_EQ(in_place, y);
+    // Chunks split between two threads (and in place) give the same bits.
+    std::vector<float> threaded = gate;
+    silu_mul(threaded.data(), up.data(), n, threaded.data(), 2);
+    EXPECT_EQ(threaded, y);
   }
 }
 

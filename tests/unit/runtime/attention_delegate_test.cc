@@ -54,6 +54,30 @@ Tensor floats(Shape shape, float lo, float hi) {
   return testing::uniform_floats(std::move(shape), lo, hi, rng());
 }
 
+// softmax(q k^T * scale [+ bias]) v over query heads grouped by key/value head through
+// reshapes, heads merged back: [1, S, n h], named "attention". `scores` receives the scores.
+OperandId grouped_attention(GraphBuilder& b, const Sizes& z, OperandId q, OperandId k, OperandId v,
+                            float scale, std::optional<OperandId> bias,
+                            OperandId* scores_out = nullptr) {
+  const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s, t = z.past + z.s, grp = n / kv;
+  Tensor factor = Tensor::zeros(DataType::kFloat32, {});
+  factor.mutable_view().as<float>()[0] = scale;
+  const OperandId kt = b.add1(K::kTranspose, {k}, {{"permutation", IntList{0, 1, 3, 2}}});
+  OperandId scores = b.add1(
+      K::kReshape, {b.add1(K::kMatmul, {b.add1(K::kReshape, {q, IntList{1, kv, grp * s, h}}), kt}),
+                    IntList{1, n, s, t}});
+  scores = b.add1(K::kMul, {scores, b.constant("scale", factor)});
+  if (bias) scores = b.add1(K::kAdd, {scores, *bias});
+  if (scores_out) *scores_out = scores;
+  const OperandId probs = b.add1(K::kSoftmax, {scores, int64_t(3)});
+  OperandId o =
+      b.add1(K::kReshape,
+             {b.add1(K::kMatmul, {b.add1(K::kReshape, {probs, IntList{1, kv, grp * s, t}}), v}),
+              IntList{1, n, s, h}});
+  o = b.add1(K::kTranspose, {o}, {{"permutation", IntList{0, 2, 1, 3}}});
+  return b.add1(K::kReshape, {o, IntList{1, s, n * h}}, {}, "attention");
+}
+
 // GroupQueryAttention's decomposition: qkv [S, (n + 2 kv) h] (a fused projection's output) ->
 // reshape [1, S, (n + 2 kv) h] -> rotary q, k -> present k, v
 // = gather(concat(past, new), index) -> softmax(q k^T * scale + bias) v -> [1, S, n h].
@@ -62,7 +86,7 @@ Tensor floats(Shape shape, float lo, float hi) {
 Built gqa_graph(const Sizes& z, bool leak, bool qkv_elsewhere = false) {
   auto g = std::make_shared<Graph>();
   GraphBuilder b(*g);
-  const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s, t = z.past + z.s, grp = n / kv;
+  const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s, t = z.past + z.s;
   const int64_t width = (n + 2 * kv) * h;
   Built out;
   const OperandId qkv =
@@ -106,21 +130,8 @@ Built gqa_graph(const Sizes& z, bool leak, bool qkv_elsewhere = false) {
   const OperandId v = b.add1(
       K::kGather, {b.add1(K::kConcat, {RawValue(OperandList{past_v, v_new}), int64_t(2)}), index},
       {{"axis", int64_t(2)}}, "present_v");
-  Tensor scale = Tensor::zeros(DataType::kFloat32, {});
-  scale.mutable_view().as<float>()[0] = float(1.0 / std::sqrt(double(h)));
-  const OperandId kt = b.add1(K::kTranspose, {k}, {{"permutation", IntList{0, 1, 3, 2}}});
-  OperandId scores = b.add1(
-      K::kReshape, {b.add1(K::kMatmul, {b.add1(K::kReshape, {q, IntList{1, kv, grp * s, h}}), kt}),
-                    IntList{1, n, s, t}});
-  scores = b.add1(K::kAdd, {b.add1(K::kMul, {scores, b.constant("scale", scale)}), bias});
-  const OperandId probs = b.add1(K::kSoftmax, {scores, int64_t(3)});
-  OperandId o =
-      b.add1(K::kReshape,
-             {b.add1(K::kMatmul, {b.add1(K::kReshape, {probs, IntList{1, kv, grp * s, t}}), v}),
-              IntList{1, n, s, h}});
-  o = b.add1(K::kTranspose, {o}, {{"permutation", IntList{0, 2, 1, 3}}});
-  o = b.add1(K::kReshape, {o, IntList{1, s, n * h}}, {}, "attention");
-  b.output(o);
+  OperandId scores;
+  b.output(grouped_attention(b, z, q, k, v, float(1.0 / std::sqrt(double(h))), bias, &scores));
   b.output(k);
   b.output(v);
   if (leak) b.output(scores);
@@ -155,18 +166,22 @@ void expect_same(const Session& ref, const Session& fast, const Built& built) {
   }
 }
 
+// The whole graph (everything but the inputs' own reads) is one attention step, with the
+// reference kernels' results.
+void expect_one_step(const Built& built) {
+  Session ref(built.graph, {"ref", 1});
+  Session fast(built.graph, {"auto", 2});
+  ASSERT_EQ(attention_regions(fast), 1u);
+  const auto& plan = fast.execution_plan();
+  EXPECT_EQ(plan.partition.regions.size(), 1u);
+  EXPECT_EQ(plan.partition.regions[0].nodes.size(), built.graph->nodes().size());
+  expect_same(ref, fast, built);
+}
+
 TEST(AttentionDelegate, RunsGroupQueryAttentionWithRotaryAndKvCacheAsOneStep) {
   for (const Sizes& z : {Sizes{1, 9, 4, 2, 6}, Sizes{3, 5, 6, 3, 10}, Sizes{1, 127, 16, 4, 64}}) {
     SCOPED_TRACE(::testing::Message() << "s " << z.s << " past " << z.past << " heads " << z.heads);
-    const Built built = gqa_graph(z, false);
-    Session ref(built.graph, {"ref", 1});
-    Session fast(built.graph, {"auto", 2});
-    ASSERT_EQ(attention_regions(fast), 1u);
-    // Everything but the inputs' own reads is the one step.
-    const auto& plan = fast.execution_plan();
-    EXPECT_EQ(plan.partition.regions.size(), 1u);
-    EXPECT_EQ(plan.partition.regions[0].nodes.size(), built.graph->nodes().size());
-    expect_same(ref, fast, built);
+    expect_one_step(gqa_graph(z, false));
   }
 }
 
@@ -178,7 +193,9 @@ TEST(AttentionDelegate, ReadsAfterTheProjectionReshapeWhenOthersReadItsResult) {
   // Node 0 is the projection's reshape, which the extra slice reads too: outside the step.
   ASSERT_EQ(built.graph->nodes()[0].op(), K::kReshape);
   for (const auto& r : fast.execution_plan().partition.regions) {
-    if (r.delegate == "attention") EXPECT_NE(r.nodes.front(), 0u);
+    if (r.delegate == "attention") {
+      EXPECT_NE(r.nodes.front(), 0u);
+    }
   }
   expect_same(ref, fast, built);
 }
@@ -225,6 +242,59 @@ TEST(AttentionDelegate, RunsUngroupedEncoderAttention) {
   ASSERT_EQ(attention_regions(fast), 1u);
   EXPECT_EQ(fast.execution_plan().partition.regions.size(), 1u);
   expect_same(ref, fast, built);
+}
+
+// MultiHeadAttention after RotaryEmbedding as the importer writes them for rank-3 inputs: q and
+// k [1, S, heads h] reshaped to [1, S, heads, h], rotated by tables [1, S, 1, h / 2], reshaped
+// back, then split into heads; k and v after a past, whose concat is the present output. The
+// rotation is read through, so everything is one step.
+Built rotary_before_split_graph(const Sizes& z) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s;
+  Built out;
+  auto input = [&](const char* name, Shape shape, float lo, float hi) {
+    out.inputs.push_back({name, floats(shape, lo, hi)});
+    return b.input(name, {DataType::kFloat32, shape});
+  };
+  const OperandId q_in = input("q", {1, s, n * h}, -2, 2);
+  const OperandId k_in = input("k", {1, s, kv * h}, -2, 2);
+  const OperandId v_in = input("v", {1, s, kv * h}, -3, 3);
+  const OperandId cos = input("cos", {1, s, 1, h / 2}, -1, 1);
+  const OperandId sin = input("sin", {1, s, 1, h / 2}, -1, 1);
+  const OperandId past_k = input("past_k", {1, kv, z.past, h}, -2, 2);
+  const OperandId past_v = input("past_v", {1, kv, z.past, h}, -2, 2);
+  // RotaryEmbedding over [1, S, heads, h]: the tables broadcast over the heads.
+  auto rotary_rows = [&](OperandId x, int64_t heads) {
+    const OperandId x4 = b.add1(K::kReshape, {x, IntList{1, s, heads, h}});
+    const int64_t half = h / 2;
+    const OperandId x1 = b.add1(K::kSlice, {x4, IntList{0, 0, 0, 0}, IntList{1, s, heads, half}});
+    const OperandId x2 =
+        b.add1(K::kSlice, {x4, IntList{0, 0, 0, half}, IntList{1, s, heads, half}});
+    const OperandId o1 = b.add1(K::kSub, {b.add1(K::kMul, {x1, cos}), b.add1(K::kMul, {sin, x2})});
+    const OperandId o2 = b.add1(K::kAdd, {b.add1(K::kMul, {x1, sin}), b.add1(K::kMul, {x2, cos})});
+    const OperandId y = b.add1(K::kConcat, {RawValue(OperandList{o1, o2}), int64_t(3)});
+    return b.add1(K::kReshape, {y, IntList{1, s, heads * h}});
+  };
+  const OperandId q = heads(b, rotary_rows(q_in, n), s, n, h);
+  const OperandId k_new = heads(b, rotary_rows(k_in, kv), s, kv, h);
+  const OperandId k =
+      b.add1(K::kConcat, {RawValue(OperandList{past_k, k_new}), int64_t(2)}, {}, "present_k");
+  const OperandId v =
+      b.add1(K::kConcat, {RawValue(OperandList{past_v, heads(b, v_in, s, kv, h)}), int64_t(2)}, {},
+             "present_v");
+  b.output(grouped_attention(b, z, q, k, v, 0.37f, std::nullopt));
+  b.output(k);
+  b.output(v);
+  out.graph = g;
+  return out;
+}
+
+TEST(AttentionDelegate, ReadsThroughRotaryAppliedBeforeTheHeadSplit) {
+  for (const Sizes& z : {Sizes{1, 9, 4, 2, 6}, Sizes{5, 3, 3, 3, 10}, Sizes{4, 0, 2, 1, 8}}) {
+    SCOPED_TRACE(::testing::Message() << "s " << z.s << " past " << z.past << " heads " << z.heads);
+    expect_one_step(rotary_before_split_graph(z));
+  }
 }
 
 }  // namespace

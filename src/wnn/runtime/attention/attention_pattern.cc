@@ -46,8 +46,11 @@ class Matcher {
 
   // `x` [b, heads, rows, cols] read through the head split in front of it: transpose
   // [0, 2, 1, 3] of reshape([b, rows, heads * cols]) of a slice of the last axis.
-  // `readers` are the nodes reading x, all in the pattern.
-  StridedOperand source(OperandId x, const std::vector<const Node*>& readers);
+  // `readers` are the nodes reading x, all in the pattern. With `rotary`, a rotary embedding
+  // applied before the split (RotaryEmbedding of [b, rows, hidden]) is read through too, its
+  // tables set there.
+  StridedOperand source(OperandId x, const std::vector<const Node*>& readers,
+                        std::optional<Rotary>* rotary = nullptr);
   struct Rotated {
     OperandId in;
     Rotary tables;
@@ -55,6 +58,15 @@ class Matcher {
   };
   // `x` = concat(x1 * cos - x2 * sin, x2 * cos + x1 * sin) of the halves of its input.
   std::optional<Rotated> rotary(OperandId x);
+  struct RotatedRows {
+    OperandId in;        // [b, rows, heads * cols], before the rotation
+    const Node* reader;  // the reshape splitting `in` into heads for the rotation
+    Rotary tables;       // at [batch, head, row, column] strides
+  };
+  // `flat` [b, rows, heads * cols], read by `reader` alone, as reshape(rotary(reshape(in to
+  // [b, rows, heads, cols]))): the rotation of the heads before they are split off.
+  std::optional<RotatedRows> rotary_of_rows(OperandId flat, const Node* reader, int64_t heads,
+                                            int64_t cols);
   bool key_values(OperandId full, const Node* reader, bool with_rotary, KeyValues& kv);
   std::optional<StridedOperand> broadcast(OperandId id, const Shape& target) const;
 
@@ -80,7 +92,33 @@ std::optional<StridedOperand> Matcher::broadcast(OperandId id, const Shape& targ
   return v;
 }
 
-StridedOperand Matcher::source(OperandId x, const std::vector<const Node*>& readers) {
+std::optional<Matcher::RotatedRows> Matcher::rotary_of_rows(OperandId flat, const Node* reader,
+                                                            int64_t heads, int64_t cols) {
+  const Shape fs = shape(flat);
+  const Node* merge = made_by(flat, OpKind::kReshape);
+  if (!merge || !only_read_by(flat, reader) || fs.size() != 3) return std::nullopt;
+  const OperandId y4 = merge->inputs[0];
+  const Shape split{fs[0], fs[1], heads, cols};
+  if (shape(y4) != split || !only_read_by(y4, merge)) return std::nullopt;
+  const size_t taken = nodes_.size();
+  std::optional<Rotated> r = rotary(y4);
+  if (!r) return std::nullopt;
+  const Node* to_heads = made_by(r->in, OpKind::kReshape);
+  if (!to_heads || !only_read_by(r->in, r->halves) || shape(to_heads->inputs[0]) != fs ||
+      !is_f32(to_heads->inputs[0])) {
+    nodes_.resize(taken);
+    return std::nullopt;
+  }
+  take(merge);
+  take(to_heads);
+  // The tables broadcast over [b, rows, heads, half]; the kernel reads [b, head, row, half].
+  for (StridedOperand* t : {&r->tables.cos, &r->tables.sin})
+    std::swap(t->strides[1], t->strides[2]);
+  return RotatedRows{to_heads->inputs[0], to_heads, r->tables};
+}
+
+StridedOperand Matcher::source(OperandId x, const std::vector<const Node*>& readers,
+                               std::optional<Rotary>* rotary) {
   const Shape xs = shape(x);
   StridedOperand v{x, 0, contiguous(xs)};
   const Node* t = made_by(x, OpKind::kTranspose);
@@ -94,10 +132,20 @@ StridedOperand Matcher::source(OperandId x, const std::vector<const Node*>& read
   const Node* r = made_by(inner, OpKind::kReshape);
   if (!r || !only_read_by(inner, t)) return v;
   take(r);
-  const OperandId flat = r->inputs[0];
+  OperandId flat = r->inputs[0];
+  const Node* flat_reader = r;
+  if (rotary) {
+    if (auto rows_rotated = rotary_of_rows(flat, r, heads, cols)) {
+      *rotary = rows_rotated->tables;
+      flat = rows_rotated->in;
+      flat_reader = rows_rotated->reader;
+    }
+  }
   v.base = flat;  // the same memory
   const Node* s = made_by(flat, OpKind::kSlice);
-  if (!s || !only_read_by(flat, r) || shape(flat) != Shape{b, rows, heads * cols}) return v;
+  if (!s || !only_read_by(flat, flat_reader) || shape(flat) != Shape{b, rows, heads * cols}) {
+    return v;
+  }
   const IntList starts = s->attrs.get_ints("starts"), strides = s->attrs.get_ints("strides");
   const OperandId whole = s->inputs[0];
   const Shape ws = shape(whole);
@@ -226,7 +274,8 @@ bool Matcher::key_values(OperandId full, const Node* reader, bool with_rotary, K
     kv.written = true;
     kv.fresh = source(r->in, r->halves);
   } else {
-    kv.fresh = source(fresh, {fresh_reader});
+    kv.fresh = source(fresh, {fresh_reader}, with_rotary ? &kv.rotary : nullptr);
+    if (kv.rotary) kv.written = true;  // the rotated rows exist only as the step writes them
   }
   kv.fresh_rows = shape(fresh)[2];
   if (kv.written) {
@@ -374,7 +423,7 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
     p.q_rotary = qr->tables;
     p.q = source(qr->in, qr->halves);
   } else {
-    p.q = source(q4, {q_reader});
+    p.q = source(q4, {q_reader}, &p.q_rotary);
   }
   if (!key_values(kfull, kt, true, p.k) || !key_values(vfull, pv, false, p.v)) return std::nullopt;
   if (p.k.columns != d || p.v.columns != dv || p.k.past_rows + p.k.fresh_rows < 1) {

@@ -2,8 +2,9 @@
 // as any exporter writes scaled dot-product attention in WebNN ops: softmax over
 // add(mul(matmul(Q, transpose(K)), scale), bias), then matmul with V, grouped by key/value head
 // through reshapes or not; around it, head-splitting slices, reshapes and transposes (read as
-// strides), rotary embedding of Q and K by halves, and the KV cache's concat(past, new) with the
-// gather that places new tokens (GroupQueryAttention's present outputs). Matched structurally
+// strides), rotary embedding of Q and K by halves (after the head split, or before it as
+// RotaryEmbedding of [batch, rows, hidden] is written), and the KV cache's concat(past, new) with
+// the gather that places new tokens (GroupQueryAttention's present outputs). Matched structurally
 // (ops, shapes, constants), never by name; every value the pattern computes but the ones it
 // writes stays inside it.
 #pragma once

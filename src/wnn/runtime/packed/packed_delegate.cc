@@ -195,7 +195,7 @@ class PackedRegion final : public CompiledRegion {
           float* sum = n.residual ? out(s, 1) : nullptr;
           kernels::rms_norm(read(n.a.index), n.residual ? read(n.residual->index) : nullptr, sum,
                             reinterpret_cast<const float*>(s.gamma.data()), n.epsilon, n.rows,
-                            n.hidden, y);
+                            n.hidden, y, threads_);
           for (size_t w = 2; w < s.writes.size(); ++w) {
             if (s.slots[w] == kSameAsSum) {
               inner[s.writes[w]] = sum;
@@ -207,7 +207,7 @@ class PackedRegion final : public CompiledRegion {
         }
         case PackedStep::Kind::kSiluMul:
           kernels::silu_mul(read(s.silu.gate.index), read(s.silu.up.index), s.silu.elements,
-                            out(s, 0));
+                            out(s, 0), threads_);
           break;
       }
       if (!step_ms.empty()) {
