@@ -135,10 +135,11 @@ WNN_AVX512 inline __m128 reduce4(__m512 a, __m512 b, __m512 c, __m512 d) {
   return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
 }
 
-// y[r0 + r, n0 + j] for r < MR, j < NR from the accumulators (NR is 1 or 4).
+// y[r0 + r, n0 + j] for r < MR, j < NR from the accumulators.
 template <int MR, int NR>
 WNN_AVX512 inline void store_rows(const __m512 (&acc)[MR][NR], int64_t r0, int64_t n0,
                                   const BlockQuantizedMatrix& w, const float* bias, float* y) {
+#pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
     float* out = y + (r0 + r) * w.n + n0;
     if constexpr (NR == 4) {
@@ -146,7 +147,9 @@ WNN_AVX512 inline void store_rows(const __m512 (&acc)[MR][NR], int64_t r0, int64
       if (bias) v = _mm_add_ps(v, _mm_loadu_ps(bias + n0));
       _mm_storeu_ps(out, v);
     } else {
-      out[0] = _mm512_reduce_add_ps(acc[r][0]) + (bias ? bias[n0] : 0.0f);
+      for (int j = 0; j < NR; ++j) {
+        out[j] = _mm512_reduce_add_ps(acc[r][j]) + (bias ? bias[n0 + j] : 0.0f);
+      }
     }
   }
 }
@@ -431,32 +434,233 @@ WNN_AVX512 void int8_rows(const Int8Activations& qa, int64_t r0, const BlockQuan
   store_rows<MR, NR>(acc, r0, n0, w, bias, y);
 }
 
-// Calls rows(mr, nr, r, n) over the output in tiles: weight rows in groups of 4 (the last
-// ones one by one), split among threads; activation rows 4, then 2 at a time, then the last one.
-template <typename Rows>
+// ---- int8 arithmetic, 4-bit blocks of 32: one lane per block ----
+//
+// The layout above spends a float conversion and two float operations per 64-byte line and
+// output, for two vpdpbusd: at several rows of A (a prefill) the float work bounds the
+// kernel. Here K is walked in groups of 16 blocks (512 elements: four lines of a 4-bit row),
+// and lane l of every vector belongs to block l of the group. Dword d of block l (its bytes
+// 4d .. 4d + 3, elements 8d .. 8d + 7) is moved to lane l of weight vector d, once per weight
+// row and shared by every row of A; its low and high nibbles meet the activations arranged the
+// same way, so eight vpdpbusd leave each block's exact int32 product in its lane, and one float
+// step per group scales and accumulates sixteen blocks.
+
+constexpr int64_t kLaneBlock = 32;                  // the block this layout serves (4 bits)
+constexpr int64_t kGroupBlocks = 16;                // blocks per group, one per lane
+constexpr int64_t kGroupBytes = kGroupBlocks * 16;  // of a 4-bit weight row: four lines
+
+struct BlockLaneActivations {
+  int64_t groups = 0;
+  // [m, groups, 8 vectors of 64 bytes]: vector 2d + h, lane l, byte i holds element
+  // 32 l + 8 d + 2 i + h of the group (h: the weight's low nibble, 0, or high one, 1).
+  std::vector<int8_t> q;
+  std::vector<float> scale;  // [m, groups, 16]: each block's scale, 0 past the last block
+  // [m, groups, 16]: each block's sum of q times its scale, times the weight's one zero point
+  // when it has no per-block ones: the zero point's term of the block product.
+  std::vector<float> zero_term;
+};
+
+BlockLaneActivations quantize_block_lanes(const float* a, int64_t m, const BlockQuantizedMatrix& w,
+                                          int threads) {
+  BlockLaneActivations qa;
+  qa.groups = (w.blocks + kGroupBlocks - 1) / kGroupBlocks;
+  const int64_t width = qa.groups * kGroupBlocks * kLaneBlock;
+  const std::vector<float> ap = padded_rows(a, m, w.k, width);
+  qa.q.assign(size_t(m * width), 0);
+  qa.scale.assign(size_t(m * qa.groups * kGroupBlocks), 0.0f);
+  qa.zero_term.assign(qa.scale.size(), 0.0f);
+  const float zero = w.zero_points ? 1.0f : float(w.default_zero);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1 && m > 1)
+  for (int64_t r = 0; r < m; ++r) {
+    int8_t natural[kLaneBlock];
+    for (int64_t b = 0; b < w.blocks; ++b) {
+      const float scale =
+          quantize_block16(&ap[size_t(r * width + b * kLaneBlock)], kLaneBlock, natural);
+      const int64_t g = b / kGroupBlocks, l = b % kGroupBlocks;
+      int8_t* group = &qa.q[size_t(r * width + g * kGroupBlocks * kLaneBlock)];
+      int sum = 0;
+      for (int d = 0; d < 4; ++d) {
+        for (int h = 0; h < 2; ++h) {
+          for (int i = 0; i < 4; ++i) {
+            const int8_t v = natural[8 * d + 2 * i + h];
+            group[(2 * d + h) * 64 + l * 4 + i] = v;
+            sum += v;
+          }
+        }
+      }
+      const size_t o = size_t(r * qa.groups * kGroupBlocks + b);
+      qa.scale[o] = scale;
+      qa.zero_term[o] = zero * float(sum) * scale;
+    }
+  }
+  return qa;
+}
+
+// The group's four lines of a weight row as eight vectors of unsigned nibbles, lane l holding
+// block l: vector 2d + h is dword d of each block, its low (h = 0) or high (h = 1) nibbles.
+// `left` bytes of the row remain from the group's start (all four lines when LAST is false).
+template <bool LAST>
+WNN_AVX512 __attribute__((always_inline)) inline void weight_group(const uint8_t* at, int64_t left,
+                                                                   __m512i (&wv)[8]) {
+  __m512i line[4];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    if constexpr (LAST) {
+      const int64_t bytes = std::clamp<int64_t>(left - 64 * i, 0, 64);
+      const __mmask64 mask = bytes == 0 ? 0 : (~__mmask64(0) >> (64 - bytes));
+      line[i] = _mm512_maskz_loadu_epi8(mask, at + 64 * i);
+    } else {
+      line[i] = _mm512_loadu_si512(at + 64 * i);
+    }
+  }
+  // Block l is dwords 4 (l % 4) .. + 3 of line l / 4. Of two lines' eight blocks, one permute
+  // gathers dwords d and d + 1; the halves of two such (blocks 0-7 and 8-15) make vectors d
+  // and d + 1.
+  // For the permute of two lines (blocks 0-3, then 4-7): dwords d (lanes 0-7) and d + 1 (lanes
+  // 8-15) of each block, d = 0 and d = 2.
+  const __m512i first = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+  const __m512i second =
+      _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31);
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+#pragma GCC unroll 2
+  for (int pair = 0; pair < 2; ++pair) {
+    const __m512i idx = pair == 0 ? first : second;
+    const __m512i low = _mm512_permutex2var_epi32(line[0], idx, line[1]);
+    const __m512i high = _mm512_permutex2var_epi32(line[2], idx, line[3]);
+    const __m512i d0 = _mm512_shuffle_i64x2(low, high, 0x44);  // 128-bit lanes 0, 1 of each
+    const __m512i d1 = _mm512_shuffle_i64x2(low, high, 0xEE);  // lanes 2, 3 of each
+    const int d = 2 * pair;
+    wv[2 * d] = _mm512_and_si512(d0, nibble);
+    wv[2 * d + 1] = _mm512_and_si512(_mm512_srli_epi16(d0, 4), nibble);
+    wv[2 * d + 2] = _mm512_and_si512(d1, nibble);
+    wv[2 * d + 3] = _mm512_and_si512(_mm512_srli_epi16(d1, 4), nibble);
+  }
+}
+
+template <int MR, int NR, bool ZERO_POINTS>
+WNN_AVX512 void int8_block_lanes(const BlockLaneActivations& qa, int64_t r0,
+                                 const BlockQuantizedMatrix& w, int64_t n0, const float* bias,
+                                 float* y) {
+  const int64_t row_bytes = w.row_bytes(), groups = qa.groups;
+  const WeightRows<NR> rows(w, n0);
+  // Named references, not a structured binding: clang 14 does not capture those in lambdas.
+  const auto& row = rows.row;
+  const auto& scales = rows.scales;
+  const auto& zeros = rows.zeros;
+  __m512 acc[MR][NR];
+#pragma GCC unroll 8
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 8
+    for (int j = 0; j < NR; ++j) acc[r][j] = _mm512_setzero_ps();
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < NR; ++j) {
+    for (int64_t o = 0; o < w.blocks; o += 16) prefetch(scales[j] + NR * w.blocks + o);
+  }
+  auto group = [&](int64_t g, auto last) WNN_AVX512 {
+    const int64_t b0 = g * kGroupBlocks;
+    const __mmask16 bmask = __mmask16((1u << std::min(kGroupBlocks, w.blocks - b0)) - 1);
+#pragma GCC unroll 8
+    for (int j = 0; j < NR; ++j) {
+      const uint8_t* at = row[j] + g * kGroupBytes;
+#pragma GCC unroll 8
+      for (int i = 0; i < 4; ++i) prefetch(at + NR * row_bytes + 64 * i);
+      __m512i wv[8];
+      weight_group<decltype(last)::value>(at, row_bytes - g * kGroupBytes, wv);
+      const __m512 s = _mm512_maskz_loadu_ps(bmask, scales[j] + b0);
+      __m512 z;
+      if constexpr (ZERO_POINTS) {
+        z = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(bmask, zeros[j] + b0)));
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r) {
+        const int64_t at_a = (r0 + r) * groups + g;
+        const int8_t* q = qa.q.data() + at_a * kGroupBlocks * kLaneBlock;
+        // In a small tile (a decode step's one row) the chain of eight vpdpbusd is the critical
+        // path: two chains of four. A large tile has enough independent chains, and no
+        // registers to spare.
+        __m512i dot = _mm512_setzero_si512();
+        if constexpr (MR * NR <= 8) {
+          __m512i odd = _mm512_setzero_si512();
+#pragma GCC unroll 8
+          for (int v = 0; v < 8; v += 2) {
+            dot = _mm512_dpbusd_epi32(dot, wv[v], _mm512_loadu_si512(q + 64 * v));
+            odd = _mm512_dpbusd_epi32(odd, wv[v + 1], _mm512_loadu_si512(q + 64 * v + 64));
+          }
+          dot = _mm512_add_epi32(dot, odd);
+        } else {
+#pragma GCC unroll 8
+          for (int v = 0; v < 8; ++v) {
+            dot = _mm512_dpbusd_epi32(dot, wv[v], _mm512_loadu_si512(q + 64 * v));
+          }
+        }
+        const __m512 ascale = _mm512_loadu_ps(qa.scale.data() + at_a * kGroupBlocks);
+        const __m512 term = _mm512_loadu_ps(qa.zero_term.data() + at_a * kGroupBlocks);
+        const __m512 d = _mm512_cvtepi32_ps(dot);
+        if constexpr (ZERO_POINTS) {
+          // (sum q_a q_w - zero sum q_a) scale_a scale_w, the zero per block.
+          acc[r][j] =
+              _mm512_fmadd_ps(s, _mm512_fnmadd_ps(z, term, _mm512_mul_ps(d, ascale)), acc[r][j]);
+        } else {
+          acc[r][j] = _mm512_fmadd_ps(s, _mm512_fmsub_ps(d, ascale, term), acc[r][j]);
+        }
+      }
+    }
+  };
+  const int64_t whole = row_bytes / kGroupBytes;
+  for (int64_t g = 0; g < whole; ++g) group(g, std::false_type{});
+  if (whole < groups) group(whole, std::true_type{});
+  store_rows<MR, NR>(acc, r0, n0, w, bias, y);
+}
+
+// Calls rows(mr, nr, r, n) over the output in tiles: weight rows in groups of NR (the last
+// ones one by one), split among threads; activation rows MR, then 4, 2 at a time, then the
+// last one.
+template <int NR = 4, int MR = 4, typename Rows>
 void over_rows(int64_t m, int64_t n_total, int threads, const Rows& rows) {
+  static_assert(MR == 4 || MR == 8);
   using One = std::integral_constant<int, 1>;
   using Two = std::integral_constant<int, 2>;
   using Four = std::integral_constant<int, 4>;
-  const int64_t groups = n_total / 4;
+  const int64_t groups = n_total / NR;
   auto tile = [&](auto nr, int64_t n) {
     int64_t r = 0;
+    if constexpr (MR == 8) {
+      for (; r + 8 <= m; r += 8) rows(std::integral_constant<int, 8>{}, nr, r, n);
+    }
     for (; r + 4 <= m; r += 4) rows(Four{}, nr, r, n);
     for (; r + 2 <= m; r += 2) rows(Two{}, nr, r, n);
     if (r < m) rows(One{}, nr, r, n);
   };
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-  for (int64_t g = 0; g < groups + (n_total - groups * 4); ++g) {
+  for (int64_t g = 0; g < groups + (n_total - groups * NR); ++g) {
     if (g < groups) {
-      tile(Four{}, 4 * g);
+      tile(std::integral_constant<int, NR>{}, NR * g);
     } else {
-      tile(One{}, 4 * groups + (g - groups));
+      tile(One{}, NR * groups + (g - groups));
     }
   }
 }
 
 void avx512_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, const float* bias,
                    float* y, ActivationArithmetic arithmetic, int threads) {
+  if (arithmetic == ActivationArithmetic::kInt8PerBlock && w.bits == 4 && w.block == kLaneBlock) {
+    const BlockLaneActivations qa = quantize_block_lanes(a, m, w, threads);
+    auto tiles = [&](auto zero_points) {
+      return [&](auto mr, auto nr, int64_t r, int64_t n) {
+        int8_block_lanes<decltype(mr)::value, decltype(nr)::value, decltype(zero_points)::value>(
+            qa, r, w, n, bias, y);
+      };
+    };
+    // From 8 rows of A, tiles of 8 x 2 outputs share each weight group's unpacking among more
+    // rows, with every accumulator still in a register.
+    auto run = [&](auto zero_points) {
+      m >= 8 ? over_rows<2, 8>(m, w.n, threads, tiles(zero_points))
+             : over_rows<4, 4>(m, w.n, threads, tiles(zero_points));
+    };
+    w.zero_points ? run(std::true_type{}) : run(std::false_type{});
+    return;
+  }
   if (arithmetic == ActivationArithmetic::kInt8PerBlock) {
     const Int8Activations qa = quantize_activations(a, m, w, threads);
     auto run = [&](auto bits, auto zero_points) {

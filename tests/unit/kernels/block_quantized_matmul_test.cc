@@ -1,7 +1,8 @@
 // The block-quantized matmul kernel (MatMulNBits read packed): the scalar reference against
 // a float64 dequantize + matmul written here, and the AVX-512 kernel against both, at odd K,
 // N off the vector width, a partial last block, zero points, 4 and 8 bits, blocks 16 to 128,
-// both arithmetics (float32 and accuracy_level 4's int8 activations).
+// both arithmetics (float32 and accuracy_level 4's int8 activations), and for 4-bit blocks of
+// 32 at level 4 (one lane per block) whole and partial groups of 16 blocks.
 #include "wnn/kernels/block_quantized_matmul.h"
 
 #include <gtest/gtest.h>
@@ -175,7 +176,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{2, 17, 256, 128, 8, true},   // 8-bit, long blocks
                       Case{1, 68, 1024, 32, 4, false},  // groups of 4 rows, whole lines only
                       Case{5, 45, 352, 16, 4, true},    // 8 blocks per line, 4 + 1 rows left
-                      Case{3, 12, 96, 32, 8, true}),    // 8-bit: one line and a partial one
+                      Case{3, 12, 96, 32, 8, true},     // 8-bit: one line and a partial one
+                      // 4-bit blocks of 32 at level 4 take one lane per block, in groups of 16
+                      Case{16, 37, 2816, 32, 4, false},  // 5 groups and half of one
+                      Case{9, 20, 517, 32, 4, true},     // a group and one block, odd K
+                      Case{2, 5, 1600, 32, 4, true}),    // 3 groups and 2 blocks, N = 4 + 1
     [](const auto& info) {
       const Case& c = info.param;
       return "m" + std::to_string(c.m) + "_n" + std::to_string(c.n) + "_k" + std::to_string(c.k) +
