@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -53,11 +54,231 @@ WNN_SIMD_CLONES void attention_row(const AttentionSizes& s, const float* q, cons
   for (int64_t c = 0; c < dv; ++c) out[c] = acc[c];
 }
 
+// ---- many query rows per key/value head (prefill, encoders) ----
+//
+// attention_row spends a horizontal sum per key and streams its accumulator through memory per
+// key: right for a decode step's few rows, slow for many. With eight rows or more per
+// (batch, key/value head), K is transposed once per pair into [head_size, keys] (keys padded
+// to 16 with zeros), and blocks of up to four query rows compute their scores sixteen keys per
+// vector, a loaded column of K^T shared by the block's rows; the weighted sum of V keeps the
+// block's output columns in registers, a loaded row of V shared the same way. The softmax
+// between is attention_row's, value for value.
+
+constexpr int kRowBlock = 4;
+constexpr int64_t kKeyLanes = 16;
+
+// scores[r][0, tp) = q[r] . K^T[:, t] for MQ rows; kt is [d][tp], tp a multiple of 16.
+template <int MQ>
+WNN_SIMD_INLINE void block_scores(const float* const (&q)[kRowBlock], const float* kt, int64_t d,
+                                  int64_t tp, float* const (&scores)[kRowBlock]) {
+  int64_t t = 0;
+  for (; t + 4 * kKeyLanes <= tp; t += 4 * kKeyLanes) {
+    F32x16 acc[MQ][4] = {};
+    for (int64_t c = 0; c < d; ++c) {
+      const float* col = kt + c * tp + t;
+      const F32x16 k0 = simd::load(col), k1 = simd::load(col + 16), k2 = simd::load(col + 32),
+                   k3 = simd::load(col + 48);
+#pragma GCC unroll 4
+      for (int r = 0; r < MQ; ++r) {
+        const F32x16 qc = simd::splat(q[r][c]);
+        acc[r][0] += qc * k0;
+        acc[r][1] += qc * k1;
+        acc[r][2] += qc * k2;
+        acc[r][3] += qc * k3;
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < MQ; ++r) {
+      for (int j = 0; j < 4; ++j) simd::store(scores[r] + t + 16 * j, acc[r][j]);
+    }
+  }
+  for (; t < tp; t += kKeyLanes) {
+    F32x16 acc[MQ] = {};
+    for (int64_t c = 0; c < d; ++c) {
+      const F32x16 k0 = simd::load(kt + c * tp + t);
+#pragma GCC unroll 4
+      for (int r = 0; r < MQ; ++r) acc[r] += simd::splat(q[r][c]) * k0;
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < MQ; ++r) simd::store(scores[r] + t, acc[r]);
+  }
+}
+
+// attention_row's softmax over one row's scores, sixteen keys at a time: scaled, biased, the
+// maximum subtracted, exponentiated, divided by their sum: the probabilities, in place. The
+// scores are padded to whole vectors (`padded` >= keys), the padding left out of the maximum
+// and the sum.
+WNN_SIMD_INLINE void softmax_row(float* scores, int64_t keys, int64_t padded, const float* bias,
+                                 int64_t bias_stride, AttentionScale scale) {
+  const F32x16 factor = simd::splat(scale.factor);
+  const F32x16 lowest = simd::splat(-std::numeric_limits<float>::infinity());
+  F32x16 top = lowest;
+  for (int64_t t = 0; t < padded; t += kKeyLanes) {
+    F32x16 x = simd::load(scores + t);
+    x = scale.divide ? x / factor : x * factor;
+    if (bias) {
+      float lanes[kKeyLanes] = {};
+      const int64_t n = std::min(kKeyLanes, keys - t);
+      if (bias_stride == 1) {
+        std::memcpy(lanes, bias + t, size_t(n) * sizeof(float));
+      } else {
+        for (int64_t i = 0; i < n; ++i) lanes[i] = bias[(t + i) * bias_stride];
+      }
+      x += simd::load(lanes);
+    }
+    if (t + kKeyLanes > keys) {  // the padding: no part of the maximum
+      for (int64_t i = keys - t; i < kKeyLanes; ++i) x[i] = lowest[0];
+    }
+    simd::store(scores + t, x);
+    top = x > top ? x : top;
+  }
+  float m = top[0];
+  for (int i = 1; i < kKeyLanes; ++i) m = std::max(m, top[i]);
+  const F32x16 tv = simd::splat(m);
+  for (int64_t t = 0; t < padded; t += kKeyLanes)
+    simd::store(scores + t, simd::load(scores + t) - tv);
+  exp_float32(scores, padded);  // the padding's exp(-inf) is 0
+  F32x16 sums{};
+  for (int64_t t = 0; t < padded; t += kKeyLanes) sums += simd::load(scores + t);
+  float sum = 0.0f;
+  for (int i = 0; i < kKeyLanes; ++i) sum += sums[i];
+  const F32x16 sv = simd::splat(sum);
+  for (int64_t t = 0; t < padded; t += kKeyLanes)
+    simd::store(scores + t, simd::load(scores + t) / sv);
+}
+
+// out[r] = sum_t p[r][t] v[t] for MQ rows, NV vectors of columns from c0.
+template <int MQ, int NV>
+WNN_SIMD_INLINE void block_values(float* const (&p)[kRowBlock], const View4& v, int64_t b,
+                                  int64_t kv, int64_t keys, int64_t c0,
+                                  float* const (&out)[kRowBlock]) {
+  F32x16 acc[MQ][NV] = {};
+  for (int64_t t = 0; t < keys; ++t) {
+    const float* row = v.row(b, kv, t) + c0;
+    F32x16 vv[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) vv[j] = simd::load(row + 16 * j);
+#pragma GCC unroll 4
+    for (int r = 0; r < MQ; ++r) {
+      const F32x16 pt = simd::splat(p[r][t]);
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j) acc[r][j] += pt * vv[j];
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < MQ; ++r) {
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) simd::store(out[r] + c0 + 16 * j, acc[r][j]);
+  }
+}
+
+template <int MQ>
+WNN_SIMD_INLINE void block_rows(const AttentionSizes& s, const float* const (&q)[kRowBlock],
+                                const float* kt, int64_t tp, const View4& v, int64_t b, int64_t kv,
+                                const float* const (&bias)[kRowBlock], int64_t bias_stride,
+                                AttentionScale scale, float* const (&p)[kRowBlock],
+                                float* const (&out)[kRowBlock]) {
+  block_scores<MQ>(q, kt, s.head_size, tp, p);
+  for (int r = 0; r < MQ; ++r) softmax_row(p[r], s.keys, tp, bias[r], bias_stride, scale);
+  int64_t c = 0;
+  for (; c + 64 <= s.value_size; c += 64) block_values<MQ, 4>(p, v, b, kv, s.keys, c, out);
+  switch ((s.value_size - c) / 16) {
+    case 3:
+      block_values<MQ, 3>(p, v, b, kv, s.keys, c, out);
+      break;
+    case 2:
+      block_values<MQ, 2>(p, v, b, kv, s.keys, c, out);
+      break;
+    case 1:
+      block_values<MQ, 1>(p, v, b, kv, s.keys, c, out);
+      break;
+    default:
+      break;
+  }
+}
+
+// Up to four rows of one (batch, key/value head) pair: `rows` of them from q[0].
+WNN_SIMD_CLONES void attention_block(const AttentionSizes& s, int rows,
+                                     const float* const (&q)[kRowBlock], const float* kt,
+                                     int64_t tp, const View4& v, int64_t b, int64_t kv,
+                                     const float* const (&bias)[kRowBlock], int64_t bias_stride,
+                                     AttentionScale scale, float* const (&p)[kRowBlock],
+                                     float* const (&out)[kRowBlock]) {
+  switch (rows) {
+    case 4:
+      block_rows<4>(s, q, kt, tp, v, b, kv, bias, bias_stride, scale, p, out);
+      break;
+    case 3:
+      block_rows<3>(s, q, kt, tp, v, b, kv, bias, bias_stride, scale, p, out);
+      break;
+    case 2:
+      block_rows<2>(s, q, kt, tp, v, b, kv, bias, bias_stride, scale, p, out);
+      break;
+    default:
+      block_rows<1>(s, q, kt, tp, v, b, kv, bias, bias_stride, scale, p, out);
+      break;
+  }
+}
+
+// Rows per (batch, key/value head) from which the blocked form runs, and the value widths it
+// takes (whole vectors).
+bool blocked_form(const AttentionSizes& s) {
+  return s.keys > 0 && s.value_size % kKeyLanes == 0 && s.heads / s.kv_heads * s.queries >= 8;
+}
+
+void blocked_attention(const AttentionSizes& s, View4 q, View4 k, View4 v, const View4* bias,
+                       AttentionScale scale, float* out, std::array<int64_t, 4> out_strides,
+                       int threads) {
+  const int64_t group = s.heads / s.kv_heads, pair_rows = group * s.queries;
+  const int64_t tp = (s.keys + kKeyLanes - 1) / kKeyLanes * kKeyLanes, d = s.head_size;
+  // Items of up to 16 rows of one pair, in pair order: a thread's items mostly share a pair,
+  // whose K^T it then transposes once.
+  constexpr int64_t kChunk = 16;
+  const int64_t chunks = (pair_rows + kChunk - 1) / kChunk, items = s.batch * s.kv_heads * chunks;
+#pragma omp parallel num_threads(threads) if (threads > 1 && items > 1)
+  {
+    std::vector<float> kt(size_t(d * tp), 0.0f), probs(size_t(kRowBlock * tp));
+    int64_t have = -1;
+#pragma omp for schedule(static)
+    for (int64_t item = 0; item < items; ++item) {
+      const int64_t pair = item / chunks, b = pair / s.kv_heads, kv = pair % s.kv_heads;
+      if (pair != have) {
+        for (int64_t t = 0; t < s.keys; ++t) {
+          const float* row = k.row(b, kv, t);
+          for (int64_t c = 0; c < d; ++c) kt[size_t(c * tp + t)] = row[c];
+        }
+        have = pair;
+      }
+      const int64_t end = std::min(pair_rows, (item % chunks + 1) * kChunk);
+      for (int64_t i = item % chunks * kChunk; i < end; i += kRowBlock) {
+        const int rows = int(std::min<int64_t>(kRowBlock, end - i));
+        const float* qr[kRowBlock] = {};
+        const float* br[kRowBlock] = {};
+        float* pr[kRowBlock] = {};
+        float* orow[kRowBlock] = {};
+        for (int r = 0; r < rows; ++r) {
+          const int64_t h = kv * group + (i + r) / s.queries, row = (i + r) % s.queries;
+          qr[r] = q.row(b, h, row);
+          br[r] = bias ? bias->row(b, h, row) : nullptr;
+          pr[r] = probs.data() + r * tp;
+          orow[r] = out + b * out_strides[0] + h * out_strides[1] + row * out_strides[2];
+        }
+        attention_block(s, rows, qr, kt.data(), tp, v, b, kv, br, bias ? bias->strides[3] : 0,
+                        scale, pr, orow);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void scaled_dot_product_attention(const AttentionSizes& s, View4 q, View4 k, View4 v,
                                   const View4* bias, AttentionScale scale, float* out,
                                   std::array<int64_t, 4> out_strides, int threads) {
+  if (blocked_form(s)) {
+    blocked_attention(s, q, k, v, bias, scale, out, out_strides, threads);
+    return;
+  }
   const int64_t rows = s.batch * s.heads * s.queries;
   const int64_t group = s.heads / s.kv_heads;
 #pragma omp parallel num_threads(threads) if (threads > 1 && rows > 1)

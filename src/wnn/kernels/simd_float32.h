@@ -33,7 +33,12 @@ typedef float F32x16Unaligned __attribute__((vector_size(64), aligned(4)));
 
 WNN_SIMD_INLINE F32x16 load(const float* p) { return *reinterpret_cast<const F32x16Unaligned*>(p); }
 WNN_SIMD_INLINE void store(float* p, F32x16 v) { *reinterpret_cast<F32x16Unaligned*>(p) = v; }
-WNN_SIMD_INLINE F32x16 splat(float v) { return F32x16{} + v; }
+// Every lane v, as one broadcast: `F32x16{} + v` costs a scalar add first (0 + v is not v
+// for v = -0), once per splat in the inner loops.
+WNN_SIMD_INLINE F32x16 splat(float v) {
+  const F32x16 first = {v};
+  return __builtin_shufflevector(first, first, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+}
 
 // The first n < kLanes elements, the other lanes zero (a loop tail).
 WNN_SIMD_INLINE F32x16 load_partial(const float* p, int64_t n) {

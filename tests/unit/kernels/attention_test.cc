@@ -1,6 +1,7 @@
 // The fused attention kernel against a float64 evaluation of the same formula: grouped heads,
 // strided (transposed, sliced) operands, a broadcast bias, scale by product or quotient, odd
-// sizes, masked keys, and no keys at all.
+// sizes, masked keys, and no keys at all; a decode step's few rows per key/value head and the
+// blocked form of many (prefill, encoders).
 #include "wnn/kernels/attention.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,13 @@ TEST(AttentionKernel, MatchesFloat64OracleOnGroupedStridedOperands) {
        {Case{{1, 4, 2, 3, 7, 13, 9}, {0.27735f, false}, true},    // grouped, odd sizes
         Case{{2, 3, 3, 1, 5, 8, 8}, {2.8284f, true}, false},      // one query, divided
         Case{{1, 16, 4, 1, 128, 64, 64}, {0.125f, false}, true},  // a decode step
-        Case{{2, 2, 1, 5, 5, 4, 3}, {1.0f, false}, true}}) {
+        Case{{2, 2, 1, 5, 5, 4, 3}, {1.0f, false}, true},
+        // Eight rows or more per key/value head take the blocked form: blocks of 4, 2 and 1
+        // rows, keys in 64s and 16s, values in 64, 48, 32 and 16 columns.
+        Case{{1, 4, 2, 9, 21, 13, 32}, {0.27735f, false}, true},           // 18 rows a head
+        Case{{2, 6, 6, 17, 83, 32, 112}, {5.6568f, true}, true},           // 17 rows, 2 batches
+        Case{{1, 16, 4, 16, 16, 64, 64}, {0.125f, false}, true},           // a 16-token prefill
+        Case{{1, 12, 12, 128, 128, 32, 16}, {0.17678f, false}, false}}) {  // an encoder
     const AttentionSizes& s = c.s;
     SCOPED_TRACE(::testing::Message() << "heads " << s.heads << " kv " << s.kv_heads << " queries "
                                       << s.queries << " keys " << s.keys);

@@ -34,6 +34,7 @@ struct MatmulCase {
   // input "s", or with per_column a constant per column, or with full_scale a constant of the
   // output's shape, which is not folded), plus a constant bias per column.
   bool dequantize = false, per_column = false, full_scale = false, bias = true;
+  bool gelu = false;  // then gelu of the dequantized product (a BERT FFN's up projection)
 };
 
 Shape a_shape(const MatmulCase& c) {
@@ -113,7 +114,10 @@ std::shared_ptr<const Graph> matmul_graph(const MatmulCase& c, const Tensor& w) 
                                               : b.input("s", {DataType::kFloat32, {}});
   const auto m = b.add1(OpKind::kMul, {f, s}, {}, c.bias ? "m" : "y");
   // ONNX Runtime's quantizer writes Add(bias, product).
-  b.output(c.bias ? b.add1(OpKind::kAdd, {b.constant("bias", bias_constant(c)), m}, {}, "y") : m);
+  const auto d = c.bias ? b.add1(OpKind::kAdd, {b.constant("bias", bias_constant(c)), m}, {},
+                                 c.gelu ? "d" : "y")
+                        : m;
+  b.output(c.gelu ? b.add1(OpKind::kGelu, {d}, {}, "y") : d);
   return g;
 }
 
@@ -232,6 +236,31 @@ TEST(OnednnIntegerMatmul, DequantizationIsFoldedExactly) {
         expect_exact_int8(c, w, 131, shifted, 1);
       }
     }
+  }
+}
+
+// A gelu reading the dequantized product alone runs as the int8 kernel's last post-op: no gelu
+// step of its own, and the values of gelu over ONNX Runtime's exact dequantized product (to
+// oneDNN's erf, a few ulps).
+TEST(OnednnIntegerMatmul, GeluAfterTheDequantizationRunsInTheKernel) {
+  MatmulCase c;
+  c.dequantize = true, c.per_column = true, c.gelu = true;
+  c.k = 77, c.n = 41;
+  const Tensor w = integer_weights(c, -127, 127, 0, 13);
+  const Tensor q = codes(c, 7);
+  const auto product = exact(c, q, 131, w);
+  for (int threads : {1, 2}) {
+    const auto r = run_onednn(matmul_graph(c, w), q, 131, threads);
+    ASSERT_EQ(r.y.size(), product.size());
+    bool negative = false;
+    for (size_t i = 0; i < product.size(); ++i) {
+      const double x = product[i], want = 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+      negative |= want < -0.05;
+      ASSERT_NEAR(r.y[i], want, 2e-6 * (1 + std::abs(want))) << "at " << i;
+    }
+    EXPECT_TRUE(negative) << "gelu's negative lobe is not exercised";
+    EXPECT_EQ(r.count_containing("matmul int8, dequantize"), 1) << r.joined();
+    EXPECT_EQ(r.count_containing("gelu"), 0) << r.joined();
   }
 }
 

@@ -51,6 +51,10 @@ class Matcher {
   // tables set there.
   StridedOperand source(OperandId x, const std::vector<const Node*>& readers,
                         std::optional<Rotary>* rotary = nullptr);
+  // `inner` [b, rows, heads, cols], read by `t` alone (the transpose making the heads), as a
+  // view [b, heads, rows, cols] of the memory in front of it: the reshape of [b, rows, heads
+  // * cols], and a slice of the last axis (rotary as for source).
+  StridedOperand rows_source(OperandId inner, const Node* t, std::optional<Rotary>* rotary);
   struct Rotated {
     OperandId in;
     Rotary tables;
@@ -126,9 +130,13 @@ StridedOperand Matcher::source(OperandId x, const std::vector<const Node*>& read
     return v;
   }
   take(t);
-  const int64_t b = xs[0], heads = xs[1], rows = xs[2], cols = xs[3];
-  OperandId inner = t->inputs[0];
-  v = {inner, 0, {rows * heads * cols, cols, heads * cols, 1}};
+  return rows_source(t->inputs[0], t, rotary);
+}
+
+StridedOperand Matcher::rows_source(OperandId inner, const Node* t, std::optional<Rotary>* rotary) {
+  const Shape is = shape(inner);
+  const int64_t b = is[0], rows = is[1], heads = is[2], cols = is[3];
+  StridedOperand v{inner, 0, {rows * heads * cols, cols, heads * cols, 1}};
   const Node* r = made_by(inner, OpKind::kReshape);
   if (!r || !only_read_by(inner, t)) return v;
   take(r);
@@ -346,16 +354,19 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
   if (!qk || !only_read_by(x, reader)) return std::nullopt;
   take(qk);
   const Node* kt = made_by(qk->inputs[1], OpKind::kTranspose);
-  if (!kt || !only_read_by(qk->inputs[1], qk) ||
-      kt->attrs.get_ints("permutation") != IntList{0, 1, 3, 2}) {
-    return std::nullopt;
-  }
+  if (!kt || !only_read_by(qk->inputs[1], qk)) return std::nullopt;
+  // K^T as transpose [0, 1, 3, 2] of the keys [b, kv heads, t, d], or as one transpose
+  // [0, 2, 3, 1] of [b, t, kv heads, d] making the heads and transposing at once (BERT exports;
+  // no cache in front of it).
+  const IntList perm = kt->attrs.get_ints("permutation");
+  const bool pre_transposed = perm == IntList{0, 2, 3, 1};
+  if (perm != IntList{0, 1, 3, 2} && !pre_transposed) return std::nullopt;
   take(kt);
   const OperandId kfull = kt->inputs[0];
-  const Shape ks = shape(kfull);
-  if (ks.size() != 4 || ks[0] != b || ks[2] != t || ks[1] <= 0 || n % ks[1] != 0) {
-    return std::nullopt;
-  }
+  Shape ks = shape(kfull);
+  if (ks.size() != 4 || !is_f32(kfull)) return std::nullopt;
+  if (pre_transposed) std::swap(ks[1], ks[2]);  // as [b, kv heads, t, d]
+  if (ks[0] != b || ks[2] != t || ks[1] <= 0 || n % ks[1] != 0) return std::nullopt;
   const int64_t kvh = ks[1], group = n / kvh, d = ks[3];
   OperandId q4 = qk->inputs[0];
   const Node* q_reader = qk;
@@ -425,7 +436,15 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
   } else {
     p.q = source(q4, {q_reader}, &p.q_rotary);
   }
-  if (!key_values(kfull, kt, true, p.k) || !key_values(vfull, pv, false, p.v)) return std::nullopt;
+  if (pre_transposed) {
+    p.k.full = kfull;
+    p.k.columns = d;
+    p.k.fresh_rows = t;
+    p.k.fresh = rows_source(kfull, kt, nullptr);
+  } else if (!key_values(kfull, kt, true, p.k)) {
+    return std::nullopt;
+  }
+  if (!key_values(vfull, pv, false, p.v)) return std::nullopt;
   if (p.k.columns != d || p.v.columns != dv || p.k.past_rows + p.k.fresh_rows < 1) {
     return std::nullopt;
   }

@@ -13,6 +13,7 @@
 
 #include "wnn/core/ops/conv.h"
 #include "wnn/passes/pattern_match.h"
+#include "wnn/runtime/onednn/epilogue.h"
 #include "wnn/runtime/onednn/region_builder.h"
 
 namespace wnn::runtime::onednn {
@@ -302,12 +303,16 @@ memory::desc channel_desc(int64_t count, size_t rank) {
 // Add with the same two roundings. (Run-time output scales instead sent oneDNN's matmul to
 // gemm:jit, which packs the weights on every run: 0.55 ms per [5, 384] x [384, 1536] of
 // minilm_int8, against brgemm's jit kernel with post-ops.)
+// `activation`, when given, follows as an eltwise post-op (the FFN's gelu after its
+// dequantized up projection): one pass over the product fewer.
 void set_dequantize_post_ops(const Graph& g, const IntegerConv::Dequantize& d, int64_t channels,
-                             size_t rank, dnnl::primitive_attr& attr) {
+                             size_t rank, dnnl::primitive_attr& attr,
+                             const std::optional<Eltwise>& activation = std::nullopt) {
   dnnl::post_ops po;
   po.append_binary(dnnl::algorithm::binary_mul,
                    channel_desc(element_count(g.desc(d.scale).shape), rank));
   if (d.bias) po.append_binary(dnnl::algorithm::binary_add, channel_desc(channels, rank));
+  if (activation) po.append_eltwise(1.0f, activation->algo, activation->alpha, activation->beta);
   attr.set_post_ops(po);
 }
 
@@ -558,7 +563,8 @@ struct Int8Matmul {
 };
 
 Int8Matmul make_int8_matmul(const dnnl::engine& engine, const Graph& g, const Node& n,
-                            const IntegerConv& c) {
+                            const IntegerConv& c,
+                            const std::optional<Eltwise>& activation = std::nullopt) {
   const Shape& bs = g.desc(*n.attrs.get_operand("b")).shape;
   Int8Matmul k{};
   k.k = bs[0], k.n = bs[1];
@@ -575,9 +581,19 @@ Int8Matmul make_int8_matmul(const dnnl::engine& engine, const Graph& g, const No
   const memory::desc dst({k.rows, k.n_run}, dst_type, tag::ab);
   dnnl::primitive_attr attr;
   if (c.zero_point) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  if (k.fused_dequantize) set_dequantize_post_ops(g, *c.dequantize, k.n, 2, attr);
+  if (k.fused_dequantize) set_dequantize_post_ops(g, *c.dequantize, k.n, 2, attr, activation);
   k.pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, w_any, dst), attr, engine);
   return k;
+}
+
+// The unary node that alone reads the dequantized product (not a region output), as an
+// eltwise post-op of the int8 matmul: the FFN's gelu.
+const Node* activation_after(RegionBuilder& b, OperandId product) {
+  if (b.is_region_output(product)) return nullptr;
+  const auto rs = b.readers(product);
+  if (rs.size() != 1) return nullptr;
+  const Node& a = b.graph().nodes()[rs[0]];
+  return eltwise_of(a) && a.inputs.size() == 1 && a.inputs[0] == product ? &a : nullptr;
 }
 
 }  // namespace
@@ -589,10 +605,20 @@ std::string integer_matmul_kernel_refusal(const dnnl::engine& engine, const Grap
 
 void define_integer_matmul(RegionBuilder& b, const Node& n, const IntegerConv& c) {
   const Graph& g = b.graph();
-  const OperandId output = c.dequantize   ? g.nodes()[c.dequantize->last].outputs[0]
-                           : c.int32_cast ? g.nodes()[*c.int32_cast].outputs[0]
-                                          : n.outputs[0];
-  const Int8Matmul k = make_int8_matmul(b.engine(), g, n, c);
+  OperandId output = c.dequantize   ? g.nodes()[c.dequantize->last].outputs[0]
+                     : c.int32_cast ? g.nodes()[*c.int32_cast].outputs[0]
+                                    : n.outputs[0];
+  Int8Matmul k = make_int8_matmul(b.engine(), g, n, c);
+  // An activation after the dequantization runs in the same kernel, unless that would take
+  // oneDNN off its jit kernel.
+  if (const Node* act = k.fused_dequantize ? activation_after(b, output) : nullptr) {
+    Int8Matmul with = make_int8_matmul(b.engine(), g, n, c, eltwise_of(*act));
+    if (!reference_kernel(with.pd)) {
+      k = std::move(with);
+      b.mark_fused(uint32_t(act - g.nodes().data()));
+      output = act->outputs[0];
+    }
+  }
   const auto& pd = k.pd;
   // The int8 weights [K, N (+1)], built once.
   memory wmem = b.allocate(memory::desc({k.k, k.n_run}, memory::data_type::s8, tag::ab));
