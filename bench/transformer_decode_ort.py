@@ -3,12 +3,14 @@
 
 Usage: /usr/bin/python3 bench/transformer_decode_ort.py BUILD ZOO_DIR NAME [--phase decode]
                                  [--runs 30] [--warmup 5] [--threads 2] [--rounds 3]
+                                 [--sequence S]
 
 ZOO_DIR holds NAME.onnx and its sidecar (tests/models/make_transformers.py, `make
 transformer-zoo`). The model is converted with every free dim bound by the phase's feed, then
 tools/ort-reference/bench.js and `wnn bench --backend auto` alternate for --rounds rounds with
 the same threads, warm-up and runs. Prints per round both medians and minimums and their
-ratios, wnn's peak RSS against the weights file, then the median over rounds.
+ratios, wnn's peak RSS against the weights file, then the median over rounds. For an encoder,
+--sequence S runs the first S tokens of the prefill feed (its inputs are [batch, tokens]).
 """
 
 import argparse
@@ -17,6 +19,7 @@ import os
 import pathlib
 import statistics
 import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -38,20 +41,44 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--sequence", type=int, default=None,
+                    help="encoders: the first S tokens of the prefill feed")
     args = ap.parse_args()
     wnn = args.build / "wnn"
     onnx_path = args.zoo / f"{args.name}.onnx"
     sidecar = json.loads((args.zoo / f"{args.name}.json").read_text())
     feed_dir = args.zoo / f"{args.name}.{args.phase}"
-    inputs = []
-    for spec in sidecar["phases"][args.phase]["inputs"]:
-        inputs += ["--input", f"{spec['name']}={feed_dir / (spec['name'] + '.npy')}"]
-    out = args.build / "bench" / "transformer_decode" / f"{args.name}.{args.phase}"
+    specs = sidecar["phases"][args.phase]["inputs"]
+    tag = f"{args.name}.{args.phase}" + (f".s{args.sequence}" if args.sequence else "")
+    out = args.build / "bench" / "transformer_decode" / tag
     out.mkdir(parents=True, exist_ok=True)
+    ort_inputs = args.zoo / f"{args.name}.{args.phase}.inputs.safetensors"
+    shapes = {s["name"]: s["shape"] for s in specs}
+    if args.sequence:
+        if sidecar["kind"] != "encoder" or args.phase != "prefill":
+            raise SystemExit("--sequence: only for an encoder's prefill phase")
+        import numpy as np
+        sys.path.insert(0, str(ROOT / "tests" / "models"))
+        from safetensors_io import write_safetensors
+        feed_dir = out / "feed"
+        feed_dir.mkdir(exist_ok=True)
+        arrays = []
+        for spec in specs:
+            a = np.load(args.zoo / f"{args.name}.{args.phase}" / (spec["name"] + ".npy"))
+            if args.sequence > a.shape[1]:
+                raise SystemExit(f"--sequence {args.sequence}: the feed has {a.shape[1]} tokens")
+            a = np.ascontiguousarray(a[:, :args.sequence])
+            np.save(feed_dir / (spec["name"] + ".npy"), a)
+            arrays.append((spec["name"], a))
+            shapes[spec["name"]] = list(a.shape)
+        ort_inputs = out / "inputs.safetensors"
+        write_safetensors(str(ort_inputs), arrays)
+    inputs = []
+    for spec in specs:
+        inputs += ["--input", f"{spec['name']}={feed_dir / (spec['name'] + '.npy')}"]
     # Every free dim bound by the feed's shapes, as `wnn validate --input` would.
     dims, overrides = {}, []
     info = json.loads(run([wnn, "onnx-info", onnx_path, "--json"]))
-    shapes = {s["name"]: s["shape"] for s in sidecar["phases"][args.phase]["inputs"]}
     for decl in info["inputs"]:  # "type": "INT64[batch_size,sequence_length]"
         declared = decl["type"].split("[", 1)[1].rstrip("]").split(",")
         for dim, size in zip(declared, shapes[decl["name"]]):
@@ -60,11 +87,11 @@ def main():
                 overrides += ["--override-dim", f"{dim}={size}"]
     run([wnn, "convert", onnx_path, "-o", out, "-q"] + overrides)
     graph = next(out.glob("*.webnn"))
-    weights_mb = os.path.getsize(next(out.glob("*.safetensors"))) / 2**20
-    ort_inputs = args.zoo / f"{args.name}.{args.phase}.inputs.safetensors"
+    weights_mb = os.path.getsize(out / (graph.stem + ".safetensors")) / 2**20
     common = ["--runs", str(args.runs), "--warmup", str(args.warmup), "--threads",
               str(args.threads)]
-    print(f"# {args.name} {args.phase}, {args.threads} threads, median of {args.runs} runs after "
+    print(f"# {args.name} {args.phase}{f' at {args.sequence} tokens' if args.sequence else ''}, "
+          f"{args.threads} threads, median of {args.runs} runs after "
           f"{args.warmup} warm-up, {args.rounds} alternating rounds; load average "
           f"{os.getloadavg()[0]:.1f}; weights file {weights_mb:.1f} MiB")
     print(f"{'round':>5} {'ORT ms':>8} {'wnn ms':>8} {'ratio':>6} {'ORT min':>8} {'wnn min':>8} "
