@@ -309,4 +309,14 @@ void rotate_half_row(const float* x, const float* cos, const float* sin, int64_t
   }
 }
 
+void rotate_half_row_full_tables(const float* x, const float* cos, const float* sin, int64_t size,
+                                 float* y) {
+  const int64_t half = size / 2;
+  for (int64_t i = 0; i < half; ++i) {
+    const float x1 = x[i], x2 = x[i + half];
+    y[i] = x1 * cos[i] - x2 * sin[i];
+    y[i + half] = x2 * cos[i + half] + x1 * sin[i + half];
+  }
+}
+
 }  // namespace wnn::kernels

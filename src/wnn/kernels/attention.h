@@ -47,4 +47,10 @@ void scaled_dot_product_attention(const AttentionSizes& s, View4 q, View4 k, Vie
 // size / 2 values. `y` may not alias `x`.
 void rotate_half_row(const float* x, const float* cos, const float* sin, int64_t size, float* y);
 
+// The same with tables of `size` values, as Hugging Face exports write rotary embedding
+// (x * cos + concat(-x2, x1) * sin): y1 = x1 * cos[:size / 2] - x2 * sin[:size / 2],
+// y2 = x2 * cos[size / 2:] + x1 * sin[size / 2:], which are those products' values exactly.
+void rotate_half_row_full_tables(const float* x, const float* cos, const float* sin, int64_t size,
+                                 float* y);
+
 }  // namespace wnn::kernels

@@ -123,5 +123,16 @@ TEST(AttentionKernel, RotatesHalves) {
   }
 }
 
+// Tables of the full head (rotate_half's form): each half of the row reads its own half of the
+// tables, and the values are those of x * cos + concat(-x2, x1) * sin exactly.
+TEST(AttentionKernel, RotatesHalvesWithFullTables) {
+  const float x[6] = {1, -2, 3, 0.5f, -4, 2};
+  const float c[6] = {0.5f, -1, 0, 3, 0.75f, -2}, s[6] = {2, 0.25f, 1, -1, 0.5f, 4};
+  float y[6];
+  rotate_half_row_full_tables(x, c, s, 6, y);
+  const float turned[6] = {-x[3], -x[4], -x[5], x[0], x[1], x[2]};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], x[i] * c[i] + turned[i] * s[i]) << i;
+}
+
 }  // namespace
 }  // namespace wnn::kernels

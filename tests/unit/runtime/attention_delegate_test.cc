@@ -253,6 +253,26 @@ TEST(AttentionDelegate, RunsUngroupedEncoderAttention) {
   }
 }
 
+// A graph input of random values in [lo, hi], its value kept in `out`.
+OperandId random_input(GraphBuilder& b, Built& out, const char* name, Shape shape, float lo,
+                       float hi) {
+  out.inputs.push_back({name, floats(shape, lo, hi)});
+  return b.input(name, {DataType::kFloat32, shape});
+}
+
+// The projections' outputs q [1, S, n h], k and v [1, S, kv h], and the past keys and values.
+struct Projections {
+  OperandId q, k, v, past_k, past_v;
+};
+Projections projections(GraphBuilder& b, Built& out, const Sizes& z) {
+  const int64_t s = z.s, h = z.head;
+  return {random_input(b, out, "q", {1, s, z.heads * h}, -2, 2),
+          random_input(b, out, "k", {1, s, z.kv * h}, -2, 2),
+          random_input(b, out, "v", {1, s, z.kv * h}, -3, 3),
+          random_input(b, out, "past_k", {1, z.kv, z.past, h}, -2, 2),
+          random_input(b, out, "past_v", {1, z.kv, z.past, h}, -2, 2)};
+}
+
 // MultiHeadAttention after RotaryEmbedding as the importer writes them for rank-3 inputs: q and
 // k [1, S, heads h] reshaped to [1, S, heads, h], rotated by tables [1, S, 1, h / 2], reshaped
 // back, then split into heads; k and v after a past, whose concat is the present output. The
@@ -263,16 +283,11 @@ Built rotary_before_split_graph(const Sizes& z) {
   const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s;
   Built out;
   auto input = [&](const char* name, Shape shape, float lo, float hi) {
-    out.inputs.push_back({name, floats(shape, lo, hi)});
-    return b.input(name, {DataType::kFloat32, shape});
+    return random_input(b, out, name, std::move(shape), lo, hi);
   };
-  const OperandId q_in = input("q", {1, s, n * h}, -2, 2);
-  const OperandId k_in = input("k", {1, s, kv * h}, -2, 2);
-  const OperandId v_in = input("v", {1, s, kv * h}, -3, 3);
+  const auto [q_in, k_in, v_in, past_k, past_v] = projections(b, out, z);
   const OperandId cos = input("cos", {1, s, 1, h / 2}, -1, 1);
   const OperandId sin = input("sin", {1, s, 1, h / 2}, -1, 1);
-  const OperandId past_k = input("past_k", {1, kv, z.past, h}, -2, 2);
-  const OperandId past_v = input("past_v", {1, kv, z.past, h}, -2, 2);
   // RotaryEmbedding over [1, S, heads, h]: the tables broadcast over the heads.
   auto rotary_rows = [&](OperandId x, int64_t heads) {
     const OperandId x4 = b.add1(K::kReshape, {x, IntList{1, s, heads, h}});
@@ -303,6 +318,66 @@ TEST(AttentionDelegate, ReadsThroughRotaryAppliedBeforeTheHeadSplit) {
   for (const Sizes& z : {Sizes{1, 9, 4, 2, 6}, Sizes{5, 3, 3, 3, 10}, Sizes{4, 0, 2, 1, 8}}) {
     SCOPED_TRACE(::testing::Message() << "s " << z.s << " past " << z.past << " heads " << z.heads);
     expect_one_step(rotary_before_split_graph(z));
+  }
+}
+
+// Attention as optimum exports a Llama (torch's ops in WebNN): q, k, v split into heads,
+// rotary as x * cos + concat(-x2, x1) * sin with tables of the full head, the keys and values
+// after the past (the present outputs), repeated for the query heads by reshape, expand and
+// reshape (repeat_kv), k transposed, divided by sqrt(h), a mask added. All of it is one step.
+Built optimum_graph(const Sizes& z) {
+  auto g = std::make_shared<Graph>();
+  GraphBuilder b(*g);
+  const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s, t = z.past + z.s, grp = n / kv;
+  Built out;
+  auto input = [&](const char* name, Shape shape, float lo, float hi) {
+    return random_input(b, out, name, std::move(shape), lo, hi);
+  };
+  const auto [q_in, k_in, v_in, past_k, past_v] = projections(b, out, z);
+  const OperandId cos = input("cos", {1, 1, s, h}, -1, 1);
+  const OperandId sin = input("sin", {1, 1, s, h}, -1, 1);
+  const OperandId mask = input("mask", {1, 1, s, t}, -1, 0);
+  auto rotate_half = [&](OperandId x, int64_t heads, bool swapped) {
+    const IntList sizes{1, heads, s, h / 2};
+    const OperandId x1 = b.add1(K::kSlice, {x, IntList{0, 0, 0, 0}, sizes});
+    const OperandId x2 = b.add1(K::kSlice, {x, IntList{0, 0, 0, h / 2}, sizes});
+    const OperandId turned =
+        b.add1(K::kConcat, {RawValue(OperandList{b.add1(K::kNeg, {x2}), x1}), int64_t(3)});
+    const OperandId a = b.add1(K::kMul, {x, cos}), c = b.add1(K::kMul, {sin, turned});
+    return swapped ? b.add1(K::kAdd, {c, a}) : b.add1(K::kAdd, {a, c});
+  };
+  auto repeat = [&](OperandId x) {
+    const OperandId u = b.add1(K::kReshape, {x, IntList{1, kv, 1, t, h}});
+    const OperandId e = b.add1(K::kExpand, {u, IntList{1, kv, grp, t, h}});
+    return b.add1(K::kReshape, {e, IntList{1, n, t, h}});
+  };
+  const OperandId q = rotate_half(heads(b, q_in, s, n, h), n, false);
+  const OperandId k = b.add1(
+      K::kConcat,
+      {RawValue(OperandList{past_k, rotate_half(heads(b, k_in, s, kv, h), kv, true)}), int64_t(2)},
+      {}, "present_k");
+  const OperandId v =
+      b.add1(K::kConcat, {RawValue(OperandList{past_v, heads(b, v_in, s, kv, h)}), int64_t(2)}, {},
+             "present_v");
+  Tensor d = Tensor::zeros(DataType::kFloat32, {});
+  d.mutable_view().as<float>()[0] = std::sqrt(float(h));
+  const OperandId kt = b.add1(K::kTranspose, {repeat(k)}, {{"permutation", IntList{0, 1, 3, 2}}});
+  OperandId scores = b.add1(K::kDiv, {b.add1(K::kMatmul, {q, kt}), b.constant("d", d)});
+  scores = b.add1(K::kAdd, {scores, mask});
+  OperandId o = b.add1(K::kMatmul, {b.add1(K::kSoftmax, {scores, int64_t(3)}), repeat(v)});
+  o = b.add1(K::kTranspose, {o}, {{"permutation", IntList{0, 2, 1, 3}}});
+  b.output(b.add1(K::kReshape, {o, IntList{1, s, n * h}}, {}, "attention"));
+  b.output(k);
+  b.output(v);
+  out.graph = g;
+  return out;
+}
+
+TEST(AttentionDelegate, ReadsThroughOptimumsRotateHalfAndRepeatKv) {
+  for (const Sizes& z : {Sizes{1, 7, 4, 2, 8}, Sizes{6, 0, 6, 2, 16}, Sizes{3, 4, 3, 3, 6}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "s " << z.s << " past " << z.past << " heads " << z.heads << " kv " << z.kv);
+    expect_one_step(optimum_graph(z));
   }
 }
 

@@ -94,8 +94,14 @@ class AttentionRegion final : public CompiledRegion {
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t h = 0; h < heads; ++h) {
         for (int64_t t = 0; t < rows; ++t) {
-          kernels::rotate_half_row(x.row(b, h, t), cos.row(b, h, t), sin.row(b, h, t), columns,
-                                   to + ((b * heads + h) * rows + t) * columns);
+          float* y = to + ((b * heads + h) * rows + t) * columns;
+          if (r.full_tables) {
+            kernels::rotate_half_row_full_tables(x.row(b, h, t), cos.row(b, h, t), sin.row(b, h, t),
+                                                 columns, y);
+          } else {
+            kernels::rotate_half_row(x.row(b, h, t), cos.row(b, h, t), sin.row(b, h, t), columns,
+                                     y);
+          }
         }
       }
     }

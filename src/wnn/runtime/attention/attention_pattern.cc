@@ -58,10 +58,16 @@ class Matcher {
   struct Rotated {
     OperandId in;
     Rotary tables;
-    std::vector<const Node*> halves;  // the slices reading `in`
+    std::vector<const Node*> readers;  // the nodes reading `in`, all the rotation's
   };
-  // `x` = concat(x1 * cos - x2 * sin, x2 * cos + x1 * sin) of the halves of its input.
+  // `x` = concat(x1 * cos - x2 * sin, x2 * cos + x1 * sin) of the halves of its input, or
+  // (rotate_half) x = in * cos + concat(-x2, x1) * sin with tables of the full head.
   std::optional<Rotated> rotary(OperandId x);
+  std::optional<Rotated> rotate_half(OperandId x);
+  // `full` [b, heads, t, d], read by `reader` alone, as optimum's repeat_kv of [b, kv, t, d]:
+  // reshape to [b, kv, 1, t, d], expand to [b, kv, g, t, d], reshape. The repeated value and
+  // the reshape reading it, or nullopt.
+  std::optional<std::pair<OperandId, const Node*>> unrepeated(OperandId full, const Node* reader);
   struct RotatedRows {
     OperandId in;        // [b, rows, heads * cols], before the rotation
     const Node* reader;  // the reshape splitting `in` into heads for the rotation
@@ -108,7 +114,7 @@ std::optional<Matcher::RotatedRows> Matcher::rotary_of_rows(OperandId flat, cons
   std::optional<Rotated> r = rotary(y4);
   if (!r) return std::nullopt;
   const Node* to_heads = made_by(r->in, OpKind::kReshape);
-  if (!to_heads || !only_read_by(r->in, r->halves) || shape(to_heads->inputs[0]) != fs ||
+  if (!to_heads || !only_read_by(r->in, r->readers) || shape(to_heads->inputs[0]) != fs ||
       !is_f32(to_heads->inputs[0])) {
     nodes_.resize(taken);
     return std::nullopt;
@@ -244,6 +250,78 @@ std::optional<Matcher::Rotated> Matcher::rotary(OperandId x) {
   return Rotated{in, Rotary{*cos, *sin}, {x1, x2}};
 }
 
+std::optional<Matcher::Rotated> Matcher::rotate_half(OperandId x) {
+  const Node* add = made_by(x, OpKind::kAdd);
+  const Shape xs = shape(x);
+  if (!add || xs.size() != 4 || xs[3] % 2 != 0 || !is_f32(x)) return std::nullopt;
+  const int64_t half = xs[3] / 2;
+  Shape halves = xs;
+  halves[3] = half;
+  const IntList zero{0, 0, 0, 0}, mid{0, 0, 0, half}, sizes(halves.begin(), halves.end());
+  auto unit = [](const IntList& v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t k) { return k == 1; });
+  };
+  // One product of `in` and a table, the other of concat(-x2, x1) and the other table; the
+  // add's and the products' operands in either order.
+  for (int side = 0; side < 2; ++side) {
+    const Node* direct = made_by(add->inputs[size_t(side)], OpKind::kMul);
+    const Node* turned = made_by(add->inputs[size_t(1 - side)], OpKind::kMul);
+    if (!direct || !turned || !only_read_by(direct->outputs[0], add) ||
+        !only_read_by(turned->outputs[0], add)) {
+      continue;
+    }
+    for (int ts = 0; ts < 2; ++ts) {
+      const Node* cat = made_by(turned->inputs[size_t(ts)], OpKind::kConcat);
+      if (!cat || cat->inputs.size() != 2 || cat->attrs.get_int("axis") != 3 ||
+          !only_read_by(cat->outputs[0], turned)) {
+        continue;
+      }
+      const Node* neg = made_by(cat->inputs[0], OpKind::kNeg);
+      const Node* x1 = made_by(cat->inputs[1], OpKind::kSlice);
+      const Node* x2 = neg ? made_by(neg->inputs[0], OpKind::kSlice) : nullptr;
+      if (!x1 || !x2 || !only_read_by(cat->inputs[0], cat) || !only_read_by(x1->outputs[0], cat) ||
+          !only_read_by(x2->outputs[0], neg)) {
+        continue;
+      }
+      const OperandId in = x1->inputs[0];
+      const int ds = direct->inputs[0] == in ? 0 : (direct->inputs[1] == in ? 1 : -1);
+      if (x2->inputs[0] != in || shape(in) != xs || ds < 0) continue;
+      if (x1->attrs.get_ints("starts") != zero || x2->attrs.get_ints("starts") != mid ||
+          x1->attrs.get_ints("sizes") != sizes || x2->attrs.get_ints("sizes") != sizes ||
+          !unit(x1->attrs.get_ints("strides")) || !unit(x2->attrs.get_ints("strides"))) {
+        continue;
+      }
+      auto cos = broadcast(direct->inputs[size_t(1 - ds)], xs);
+      auto sin = broadcast(turned->inputs[size_t(1 - ts)], xs);
+      if (!cos || !sin) continue;
+      for (const Node* n : {add, direct, turned, cat, neg, x1, x2}) take(n);
+      return Rotated{in, Rotary{*cos, *sin, true}, {direct, x1, x2}};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<OperandId, const Node*>> Matcher::unrepeated(OperandId full,
+                                                                     const Node* reader) {
+  const Shape fs = shape(full);
+  const Node* merge = made_by(full, OpKind::kReshape);
+  if (!merge || fs.size() != 4 || !only_read_by(full, reader)) return std::nullopt;
+  const Node* expand = made_by(merge->inputs[0], OpKind::kExpand);
+  if (!expand || !only_read_by(merge->inputs[0], merge)) return std::nullopt;
+  const Node* split = made_by(expand->inputs[0], OpKind::kReshape);
+  if (!split || !only_read_by(expand->inputs[0], expand)) return std::nullopt;
+  const Shape es = shape(expand->outputs[0]), us = shape(split->outputs[0]);
+  const OperandId base = split->inputs[0];
+  const Shape bs = shape(base);
+  if (es.size() != 5 || bs.size() != 4 || us != Shape{bs[0], bs[1], 1, bs[2], bs[3]} ||
+      es != Shape{bs[0], bs[1], es[2], bs[2], bs[3]} ||
+      fs != Shape{bs[0], bs[1] * es[2], bs[2], bs[3]}) {
+    return std::nullopt;
+  }
+  for (const Node* n : {merge, expand, split}) take(n);
+  return std::pair{base, split};
+}
+
 bool Matcher::key_values(OperandId full, const Node* reader, bool with_rotary, KeyValues& kv) {
   const Shape fs = shape(full);
   if (fs.size() != 4 || !is_f32(full)) return false;
@@ -276,11 +354,14 @@ bool Matcher::key_values(OperandId full, const Node* reader, bool with_rotary, K
   }
   const Node* fresh_reader = kv.past ? cat : (kv.index ? gather : reader);
   std::optional<Rotated> r;
-  if (with_rotary && only_read_by(fresh, fresh_reader)) r = rotary(fresh);
+  if (with_rotary && only_read_by(fresh, fresh_reader)) {
+    r = rotary(fresh);
+    if (!r) r = rotate_half(fresh);
+  }
   if (r) {
     kv.rotary = r->tables;
     kv.written = true;
-    kv.fresh = source(r->in, r->halves);
+    kv.fresh = source(r->in, r->readers);
   } else {
     kv.fresh = source(fresh, {fresh_reader}, with_rotary ? &kv.rotary : nullptr);
     if (kv.rotary) kv.written = true;  // the rotated rows exist only as the step writes them
@@ -362,7 +443,13 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
   const bool pre_transposed = perm == IntList{0, 2, 3, 1};
   if (perm != IntList{0, 1, 3, 2} && !pre_transposed) return std::nullopt;
   take(kt);
-  const OperandId kfull = kt->inputs[0];
+  OperandId kfull = kt->inputs[0];
+  const Node* k_reader = kt;
+  // Keys repeated for the query heads (repeat_kv) are read as the key heads they repeat.
+  if (auto u = pre_transposed ? std::nullopt : unrepeated(kfull, kt)) {
+    kfull = u->first;
+    k_reader = u->second;
+  }
   Shape ks = shape(kfull);
   if (ks.size() != 4 || !is_f32(kfull)) return std::nullopt;
   if (pre_transposed) std::swap(ks[1], ks[2]);  // as [b, kv heads, t, d]
@@ -399,7 +486,12 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
   const Node* pv = sole(y);
   if (!pv || pv->op() != OpKind::kMatmul || pv->inputs[0] != y) return std::nullopt;
   take(pv);
-  const OperandId vfull = pv->inputs[1];
+  OperandId vfull = pv->inputs[1];
+  const Node* v_reader = pv;
+  if (auto u = unrepeated(vfull, pv)) {
+    vfull = u->first;
+    v_reader = u->second;
+  }
   const Shape vs = shape(vfull);
   if (vs.size() != 4 || vs[0] != b || vs[1] != kvh || vs[2] != t) return std::nullopt;
   const int64_t dv = vs[3];
@@ -429,10 +521,13 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
   p.out = y;
   // Q, K and V at strides, through rotary and the KV cache where present.
   std::optional<Rotated> qr;
-  if (only_read_by(q4, q_reader)) qr = rotary(q4);
+  if (only_read_by(q4, q_reader)) {
+    qr = rotary(q4);
+    if (!qr) qr = rotate_half(q4);
+  }
   if (qr) {
     p.q_rotary = qr->tables;
-    p.q = source(qr->in, qr->halves);
+    p.q = source(qr->in, qr->readers);
   } else {
     p.q = source(q4, {q_reader}, &p.q_rotary);
   }
@@ -441,10 +536,10 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
     p.k.columns = d;
     p.k.fresh_rows = t;
     p.k.fresh = rows_source(kfull, kt, nullptr);
-  } else if (!key_values(kfull, kt, true, p.k)) {
+  } else if (!key_values(kfull, k_reader, true, p.k)) {
     return std::nullopt;
   }
-  if (!key_values(vfull, pv, false, p.v)) return std::nullopt;
+  if (!key_values(vfull, v_reader, false, p.v)) return std::nullopt;
   if (p.k.columns != d || p.v.columns != dv || p.k.past_rows + p.k.fresh_rows < 1) {
     return std::nullopt;
   }
