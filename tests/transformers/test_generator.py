@@ -234,6 +234,21 @@ class Layouts(TempDir):
         self.assertEqual(mha.input[5], "/model/attn_mask_reformat/Tile/output_0")
         self.assertIn("position_ids", [i.name for i in m.graph.input])
 
+    def test_interleaved_and_partial_rotary(self):
+        m, _ = self.model("genai_tiny_fp32_rotary_interleaved")
+        gqa = {n.name: n for n in m.graph.node}["/model/layers.0/attn/GroupQueryAttention"]
+        attrs = {a.name: helper.get_attribute_value(a) for a in gqa.attribute}
+        self.assertEqual(attrs["rotary_interleaved"], 1)
+        m, _ = self.model("genai_tiny_mha_fp32_partial_interleaved")
+        nodes = {n.name: n for n in m.graph.node}
+        rot = nodes["/model/layers.1/attn/q_rotary/RotaryEmbedding"]
+        attrs = {a.name: helper.get_attribute_value(a) for a in rot.attribute}
+        self.assertEqual((attrs["interleaved"], attrs["rotary_embedding_dim"], attrs["num_heads"]),
+                         (1, 8, 4))
+        # The caches hold the rotated half of the 16-wide heads: [context, 8 / 2].
+        caches = {t.name: list(t.dims) for t in m.graph.initializer if t.name.endswith("_cache")}
+        self.assertEqual(caches, {"cos_cache": [128, 4], "sin_cache": [128, 4]})
+
     def test_tied_embeddings_share_or_copy_as_the_builder_does(self):
         m, _ = self.model("genai_tiny_fp32_tied")
         names = {t.name for t in m.graph.initializer}

@@ -300,23 +300,17 @@ void scaled_dot_product_attention(const AttentionSizes& s, View4 q, View4 k, Vie
   }
 }
 
-void rotate_half_row(const float* x, const float* cos, const float* sin, int64_t size, float* y) {
-  const int64_t half = size / 2;
+void rotate_row(const float* x, const float* cos, const float* sin, int64_t size,
+                RotaryLayout layout, float* y) {
+  const int64_t half = layout.dims / 2;
   for (int64_t i = 0; i < half; ++i) {
-    const float x1 = x[i], x2 = x[i + half];
-    y[i] = x1 * cos[i] - x2 * sin[i];
-    y[i + half] = x2 * cos[i] + x1 * sin[i];
+    const int64_t i1 = layout.adjacent ? 2 * i : i, i2 = layout.adjacent ? 2 * i + 1 : i + half;
+    const int64_t t2 = layout.full_tables ? i + half : i;
+    const float x1 = x[i1], x2 = x[i2];
+    y[i1] = x1 * cos[i] - x2 * sin[i];
+    y[i2] = x2 * cos[t2] + x1 * sin[t2];
   }
-}
-
-void rotate_half_row_full_tables(const float* x, const float* cos, const float* sin, int64_t size,
-                                 float* y) {
-  const int64_t half = size / 2;
-  for (int64_t i = 0; i < half; ++i) {
-    const float x1 = x[i], x2 = x[i + half];
-    y[i] = x1 * cos[i] - x2 * sin[i];
-    y[i + half] = x2 * cos[i + half] + x1 * sin[i + half];
-  }
+  for (int64_t c = layout.dims; c < size; ++c) y[c] = x[c];
 }
 
 }  // namespace wnn::kernels

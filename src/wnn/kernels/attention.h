@@ -42,15 +42,20 @@ void scaled_dot_product_attention(const AttentionSizes& s, View4 q, View4 k, Vie
                                   const View4* bias, AttentionScale scale, float* out,
                                   std::array<int64_t, 4> out_strides, int threads);
 
-// Rotary position embedding of one row of `size` columns, rotating halves (x1 = x[:size / 2],
-// x2 = x[size / 2:]): y1 = x1 * cos - x2 * sin, y2 = x2 * cos + x1 * sin, cos and sin holding
-// size / 2 values. `y` may not alias `x`.
-void rotate_half_row(const float* x, const float* cos, const float* sin, int64_t size, float* y);
+// How rotary position embedding pairs the columns of a row: the first `dims` columns rotate
+// (the rest are copied), in pairs (x1, x2) = (x[i], x[i + dims / 2]) (halves) or, `adjacent`,
+// (x[2i], x[2i + 1]); pair i reads cos[i] and sin[i], or with `full_tables` (halves only, Hugging
+// Face's x * cos + rotate_half(x) * sin) the second element reads cos and sin at i + dims / 2.
+struct RotaryLayout {
+  int64_t dims = 0;
+  bool adjacent = false;
+  bool full_tables = false;
+};
 
-// The same with tables of `size` values, as Hugging Face exports write rotary embedding
-// (x * cos + concat(-x2, x1) * sin): y1 = x1 * cos[:size / 2] - x2 * sin[:size / 2],
-// y2 = x2 * cos[size / 2:] + x1 * sin[size / 2:], which are those products' values exactly.
-void rotate_half_row_full_tables(const float* x, const float* cos, const float* sin, int64_t size,
-                                 float* y);
+// One row of `size` columns: y1 = x1 * cos - x2 * sin, y2 = x2 * cos + x1 * sin per pair (the
+// graph forms' own products: rotate_half's x * cos + (-x2) * sin is the same value). `y` may
+// not alias `x`.
+void rotate_row(const float* x, const float* cos, const float* sin, int64_t size,
+                RotaryLayout layout, float* y);
 
 }  // namespace wnn::kernels

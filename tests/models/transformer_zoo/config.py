@@ -38,10 +38,19 @@ class Decoder:
     # int4 with Gather quantized too: tied, GatherBlockQuantized reads lm_head's packed copy;
     # untied, the table is its own int4 GatherBlockQuantized.
     quantize_gather: bool = False
+    # Rotary embedding: rotate pairs of adjacent elements instead of halves (GQA's
+    # rotary_interleaved, RotaryEmbedding's interleaved), and rotate only the first rotary_dim
+    # elements of each head (0: all of it; phi's partial_rotary_factor, MHA only).
+    rotary_interleaved: bool = False
+    rotary_dim: int = 0
 
     @property
     def head_dim(self):
         return self.hidden // self.heads
+
+    @property
+    def rotated(self):
+        return self.rotary_dim or self.head_dim
 
     def params(self):
         h, q, kv, i = self.hidden, self.hidden, self.kv_heads * self.head_dim, self.intermediate
@@ -139,8 +148,8 @@ def decoder_weights(name, c):
 
 
 def rotary_caches(c):
-    """cos/sin [context, head_dim / 2] as the builder computes them (no scaling)."""
-    inv_freq = 1.0 / (c.rope_theta ** (np.arange(0, c.head_dim, 2, dtype=np.int64) / c.head_dim))
+    """cos/sin [context, rotary dim / 2] as the builder computes them (no scaling)."""
+    inv_freq = 1.0 / (c.rope_theta ** (np.arange(0, c.rotated, 2, dtype=np.int64) / c.rotated))
     t = np.arange(c.context, dtype=np.int64).astype(np.float32)
     freqs = np.outer(t, inv_freq.astype(np.float32)).astype(np.float32)
     return np.cos(freqs).astype(np.float32), np.sin(freqs).astype(np.float32)

@@ -167,7 +167,8 @@ class GenaiDecoder:
                          f"{base}/GroupQueryAttention", [f"{base}/GroupQueryAttention/output_0"] +
                          present, domain="com.microsoft", num_heads=c.heads,
                          kv_num_heads=c.kv_heads, scale=scale, local_window_size=-1,
-                         softcap=0.0, do_rotary=1, rotary_interleaved=0)[0]
+                         softcap=0.0, do_rotary=1,
+                         rotary_interleaved=int(c.rotary_interleaved))[0]
         else:
             q = self.linear(f"{base}/q_proj/MatMul", x, lw["q"])
             k = self.linear(f"{base}/k_proj/MatMul", x, lw["k"])
@@ -176,8 +177,10 @@ class GenaiDecoder:
             for which, value in (("q", q), ("k", k)):
                 rotated.append(g.node("RotaryEmbedding", [value, "position_ids", *caches],
                                       f"{base}/{which}_rotary/RotaryEmbedding",
-                                      domain="com.microsoft", interleaved=0, num_heads=0,
-                                      rotary_embedding_dim=0))
+                                      domain="com.microsoft",
+                                      interleaved=int(c.rotary_interleaved),
+                                      num_heads=c.heads if c.rotary_dim else 0,
+                                      rotary_embedding_dim=c.rotary_dim))
             out = g.node("MultiHeadAttention", [rotated[0], rotated[1], v, "", "", mask, *past],
                          f"{base}/MultiHeadAttention",
                          [f"{base}/MultiHeadAttention/output_0"] + present,

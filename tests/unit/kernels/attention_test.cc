@@ -116,10 +116,10 @@ TEST(AttentionKernel, RotatesHalves) {
   const float x[6] = {1, -2, 3, 0.5f, -4, 2};
   const float c[3] = {0.5f, -1, 0}, s[3] = {2, 0.25f, 1};
   float y[6];
-  rotate_half_row(x, c, s, 6, y);
+  rotate_row(x, c, s, 6, {6}, y);
   for (int i = 0; i < 3; ++i) {
-    EXPECT_FLOAT_EQ(y[i], x[i] * c[i] - x[i + 3] * s[i]);
-    EXPECT_FLOAT_EQ(y[i + 3], x[i + 3] * c[i] + x[i] * s[i]);
+    EXPECT_EQ(y[i], x[i] * c[i] - x[i + 3] * s[i]);
+    EXPECT_EQ(y[i + 3], x[i + 3] * c[i] + x[i] * s[i]);
   }
 }
 
@@ -129,9 +129,22 @@ TEST(AttentionKernel, RotatesHalvesWithFullTables) {
   const float x[6] = {1, -2, 3, 0.5f, -4, 2};
   const float c[6] = {0.5f, -1, 0, 3, 0.75f, -2}, s[6] = {2, 0.25f, 1, -1, 0.5f, 4};
   float y[6];
-  rotate_half_row_full_tables(x, c, s, 6, y);
+  rotate_row(x, c, s, 6, {6, false, true}, y);
   const float turned[6] = {-x[3], -x[4], -x[5], x[0], x[1], x[2]};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], x[i] * c[i] + turned[i] * s[i]) << i;
+}
+
+// Adjacent pairs of the first 4 of 7 columns (interleaved, partial): the rest copied.
+TEST(AttentionKernel, RotatesAdjacentPairsOfTheFirstColumns) {
+  const float x[7] = {1, -2, 3, 0.5f, -4, 2, 9};
+  const float c[2] = {0.5f, -1}, s[2] = {2, 0.25f};
+  float y[7];
+  rotate_row(x, c, s, 7, {4, true}, y);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(y[2 * i], x[2 * i] * c[i] - x[2 * i + 1] * s[i]);
+    EXPECT_EQ(y[2 * i + 1], x[2 * i + 1] * c[i] + x[2 * i] * s[i]);
+  }
+  for (int i = 4; i < 7; ++i) EXPECT_EQ(y[i], x[i]);
 }
 
 }  // namespace

@@ -40,14 +40,41 @@ OperandId heads(GraphBuilder& b, OperandId x, int64_t s, int64_t n, int64_t h) {
                 {{"permutation", IntList{0, 2, 1, 3}}});
 }
 
+// How the importer writes a rotary embedding (onnx/ops/attention_core.cc): of the first `dims`
+// columns of the head (0: all, else the rest passes through a concat), by halves or adjacent
+// pairs (reshaped to [.., dims / 2, 2], the tables to [.., dims / 2, 1]).
+struct RotaryForm {
+  int64_t dims = 0;
+  bool adjacent = false;
+};
+
 OperandId rotate(GraphBuilder& b, OperandId x, OperandId cos, OperandId sin, int64_t n, int64_t s,
-                 int64_t h) {
-  const int64_t half = h / 2;
-  const OperandId x1 = b.add1(K::kSlice, {x, IntList{0, 0, 0, 0}, IntList{1, n, s, half}});
-  const OperandId x2 = b.add1(K::kSlice, {x, IntList{0, 0, 0, half}, IntList{1, n, s, half}});
-  const OperandId o1 = b.add1(K::kSub, {b.add1(K::kMul, {x1, cos}), b.add1(K::kMul, {x2, sin})});
-  const OperandId o2 = b.add1(K::kAdd, {b.add1(K::kMul, {x2, cos}), b.add1(K::kMul, {x1, sin})});
-  return b.add1(K::kConcat, {RawValue(OperandList{o1, o2}), int64_t(3)});
+                 int64_t h, RotaryForm form = {}) {
+  const int64_t dims = form.dims ? form.dims : h, half = dims / 2;
+  const OperandId part =
+      dims == h ? x : b.add1(K::kSlice, {x, IntList{0, 0, 0, 0}, IntList{1, n, s, dims}});
+  OperandId y;
+  if (form.adjacent) {
+    const OperandId p = b.add1(K::kReshape, {part, IntList{1, n, s, half, 2}});
+    const IntList sizes{1, n, s, half, 1};
+    const OperandId x1 = b.add1(K::kSlice, {p, IntList{0, 0, 0, 0, 0}, sizes});
+    const OperandId x2 = b.add1(K::kSlice, {p, IntList{0, 0, 0, 0, 1}, sizes});
+    const OperandId c = b.add1(K::kReshape, {cos, IntList{1, 1, s, half, 1}});
+    const OperandId si = b.add1(K::kReshape, {sin, IntList{1, 1, s, half, 1}});
+    const OperandId o1 = b.add1(K::kSub, {b.add1(K::kMul, {x1, c}), b.add1(K::kMul, {x2, si})});
+    const OperandId o2 = b.add1(K::kAdd, {b.add1(K::kMul, {x2, c}), b.add1(K::kMul, {x1, si})});
+    y = b.add1(K::kReshape, {b.add1(K::kConcat, {RawValue(OperandList{o1, o2}), int64_t(4)}),
+                             IntList{1, n, s, dims}});
+  } else {
+    const OperandId x1 = b.add1(K::kSlice, {part, IntList{0, 0, 0, 0}, IntList{1, n, s, half}});
+    const OperandId x2 = b.add1(K::kSlice, {part, IntList{0, 0, 0, half}, IntList{1, n, s, half}});
+    const OperandId o1 = b.add1(K::kSub, {b.add1(K::kMul, {x1, cos}), b.add1(K::kMul, {x2, sin})});
+    const OperandId o2 = b.add1(K::kAdd, {b.add1(K::kMul, {x2, cos}), b.add1(K::kMul, {x1, sin})});
+    y = b.add1(K::kConcat, {RawValue(OperandList{o1, o2}), int64_t(3)});
+  }
+  if (dims == h) return y;
+  const OperandId rest = b.add1(K::kSlice, {x, IntList{0, 0, 0, dims}, IntList{1, n, s, h - dims}});
+  return b.add1(K::kConcat, {RawValue(OperandList{y, rest}), int64_t(3)});
 }
 
 Tensor floats(Shape shape, float lo, float hi) {
@@ -83,7 +110,7 @@ OperandId grouped_attention(GraphBuilder& b, const Sizes& z, OperandId q, Operan
 // = gather(concat(past, new), index) -> softmax(q k^T * scale + bias) v -> [1, S, n h].
 // `leak` makes the scores a graph output too; `qkv_elsewhere` has another slice of the
 // reshaped qkv as a graph output (the step then reads Q/K/V after the reshape).
-Built gqa_graph(const Sizes& z, bool leak, bool qkv_elsewhere = false) {
+Built gqa_graph(const Sizes& z, bool leak, bool qkv_elsewhere = false, RotaryForm form = {}) {
   auto g = std::make_shared<Graph>();
   GraphBuilder b(*g);
   const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s, t = z.past + z.s;
@@ -91,14 +118,15 @@ Built gqa_graph(const Sizes& z, bool leak, bool qkv_elsewhere = false) {
   Built out;
   const OperandId qkv =
       b.add1(K::kReshape, {b.input("qkv", {DataType::kFloat32, {s, width}}), IntList{1, s, width}});
-  const OperandId cos = b.input("cos", {DataType::kFloat32, {1, 1, s, h / 2}});
-  const OperandId sin = b.input("sin", {DataType::kFloat32, {1, 1, s, h / 2}});
+  const int64_t table = (form.dims ? form.dims : h) / 2;
+  const OperandId cos = b.input("cos", {DataType::kFloat32, {1, 1, s, table}});
+  const OperandId sin = b.input("sin", {DataType::kFloat32, {1, 1, s, table}});
   const OperandId past_k = b.input("past_k", {DataType::kFloat32, {1, kv, z.past, h}});
   const OperandId past_v = b.input("past_v", {DataType::kFloat32, {1, kv, z.past, h}});
   const OperandId index = b.input("index", {DataType::kInt32, {t}});
   const OperandId bias = b.input("bias", {DataType::kFloat32, {1, 1, s, t}});
   out.inputs.push_back({"qkv", floats({s, width}, -2, 2)});
-  Tensor c = floats({1, 1, s, h / 2}, -1, 1), si = floats({1, 1, s, h / 2}, -1, 1);
+  Tensor c = floats({1, 1, s, table}, -1, 1), si = floats({1, 1, s, table}, -1, 1);
   out.inputs.push_back({"cos", c});
   out.inputs.push_back({"sin", si});
   out.inputs.push_back({"past_k", floats({1, kv, z.past, h}, -2, 2)});
@@ -122,8 +150,9 @@ Built gqa_graph(const Sizes& z, bool leak, bool qkv_elsewhere = false) {
   out.inputs.push_back({"bias", mask});
   const OperandId k_new = heads(b, slice3(b, qkv, s, n * h, kv * h), s, kv, h);
   const OperandId v_new = heads(b, slice3(b, qkv, s, (n + kv) * h, kv * h), s, kv, h);
-  const OperandId q = rotate(b, heads(b, slice3(b, qkv, s, 0, n * h), s, n, h), cos, sin, n, s, h);
-  const OperandId k_rot = rotate(b, k_new, cos, sin, kv, s, h);
+  const OperandId q =
+      rotate(b, heads(b, slice3(b, qkv, s, 0, n * h), s, n, h), cos, sin, n, s, h, form);
+  const OperandId k_rot = rotate(b, k_new, cos, sin, kv, s, h, form);
   const OperandId k = b.add1(
       K::kGather, {b.add1(K::kConcat, {RawValue(OperandList{past_k, k_rot}), int64_t(2)}), index},
       {{"axis", int64_t(2)}}, "present_k");
@@ -166,15 +195,16 @@ void expect_same(const Session& ref, const Session& fast, const Built& built) {
   }
 }
 
-// The whole graph (everything but the inputs' own reads) is one attention step, with the
-// reference kernels' results.
+// The whole graph (everything but the inputs' own reads; after the session's passes, which
+// share identical nodes such as the two rotations' reshapes of a table) is one attention step,
+// with the reference kernels' results.
 void expect_one_step(const Built& built) {
   Session ref(built.graph, {"ref", 1});
   Session fast(built.graph, {"auto", 2});
   ASSERT_EQ(attention_regions(fast), 1u);
   const auto& plan = fast.execution_plan();
   EXPECT_EQ(plan.partition.regions.size(), 1u);
-  EXPECT_EQ(plan.partition.regions[0].nodes.size(), built.graph->nodes().size());
+  EXPECT_EQ(plan.partition.regions[0].nodes.size(), plan.graph->nodes().size());
   expect_same(ref, fast, built);
 }
 
@@ -182,6 +212,18 @@ TEST(AttentionDelegate, RunsGroupQueryAttentionWithRotaryAndKvCacheAsOneStep) {
   for (const Sizes& z : {Sizes{1, 9, 4, 2, 6}, Sizes{3, 5, 6, 3, 10}, Sizes{1, 127, 16, 4, 64}}) {
     SCOPED_TRACE(::testing::Message() << "s " << z.s << " past " << z.past << " heads " << z.heads);
     expect_one_step(gqa_graph(z, false));
+  }
+}
+
+// GroupQueryAttention's rotary_interleaved (adjacent pairs), and a rotary of the head's first
+// columns (partial, as phi's), by halves or pairs: the same one step.
+TEST(AttentionDelegate, RunsAdjacentAndPartialRotaryAsOneStep) {
+  for (const RotaryForm form : {RotaryForm{0, true}, RotaryForm{4, false}, RotaryForm{6, true}}) {
+    for (const Sizes& z : {Sizes{1, 9, 4, 2, 10}, Sizes{3, 5, 6, 3, 10}}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "dims " << form.dims << " adjacent " << form.adjacent << " s " << z.s);
+      expect_one_step(gqa_graph(z, false, false, form));
+    }
   }
 }
 

@@ -94,14 +94,9 @@ class AttentionRegion final : public CompiledRegion {
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t h = 0; h < heads; ++h) {
         for (int64_t t = 0; t < rows; ++t) {
-          float* y = to + ((b * heads + h) * rows + t) * columns;
-          if (r.full_tables) {
-            kernels::rotate_half_row_full_tables(x.row(b, h, t), cos.row(b, h, t), sin.row(b, h, t),
-                                                 columns, y);
-          } else {
-            kernels::rotate_half_row(x.row(b, h, t), cos.row(b, h, t), sin.row(b, h, t), columns,
-                                     y);
-          }
+          kernels::rotate_row(x.row(b, h, t), cos.row(b, h, t), sin.row(b, h, t), columns,
+                              {r.dims ? r.dims : columns, r.adjacent, r.full_tables},
+                              to + ((b * heads + h) * rows + t) * columns);
         }
       }
     }
@@ -192,6 +187,26 @@ std::unique_ptr<CompiledRegion> AttentionDelegate::compile(const Graph& graph, c
   }
   std::sort(covered.begin(), covered.end());
   check_internal(covered == region.nodes, "an attention region holds nodes outside its patterns");
+  // What a step reads where it lies must be there when the region runs: a region input or a
+  // constant, never a value of its own pattern that it does not write.
+  for (const AttentionPattern& p : steps) {
+    std::vector<OperandId> reads{p.q.base, p.k.fresh.base, p.v.fresh.base};
+    if (p.bias) reads.push_back(p.bias->base);
+    for (const std::optional<Rotary>* r : {&p.q_rotary, &p.k.rotary}) {
+      if (*r) reads.insert(reads.end(), {(*r)->cos.base, (*r)->sin.base});
+    }
+    for (const KeyValues* kv : {&p.k, &p.v}) {
+      if (kv->past) reads.push_back(*kv->past);
+      if (kv->index) reads.push_back(*kv->index);
+    }
+    for (OperandId id : reads) {
+      check_internal(
+          graph.constant_of(id) != nullptr ||
+              std::find(region.inputs.begin(), region.inputs.end(), id) != region.inputs.end(),
+          "the attention step at '{}' reads '{}', which its region computes",
+          graph.operand(graph.nodes()[p.softmax].outputs[0]).name, graph.operand(id).name);
+    }
+  }
   return std::make_unique<AttentionRegion>(std::move(steps), region.outputs, options.threads);
 }
 

@@ -60,10 +60,20 @@ class Matcher {
     Rotary tables;
     std::vector<const Node*> readers;  // the nodes reading `in`, all the rotation's
   };
-  // `x` = concat(x1 * cos - x2 * sin, x2 * cos + x1 * sin) of the halves of its input, or
-  // (rotate_half) x = in * cos + concat(-x2, x1) * sin with tables of the full head.
+  // `x` as the rotary embedding of its input in any of the forms below, of the whole last axis
+  // or (partial) of its first columns: concat(rotary(slice(in)), the rest of in).
   std::optional<Rotated> rotary(OperandId x);
+  std::optional<Rotated> whole_rotary(OperandId x);
+  // x = concat(x1 * cos - x2 * sin, x2 * cos + x1 * sin) on its last axis, x1 and x2 its
+  // input's two slices there: the halves of a head, or (`adjacent`, x [.., dims / 2, 2]) the
+  // elements of a pair.
+  std::optional<Rotated> rotated_pairs(OperandId x, bool adjacent);
+  // x = reshape of rotated_pairs(.., adjacent) of reshape(in to [.., dims / 2, 2]).
+  std::optional<Rotated> rotated_adjacent(OperandId x);
+  // (rotate_half) x = in * cos + concat(-x2, x1) * sin with tables of the full head.
   std::optional<Rotated> rotate_half(OperandId x);
+  // `s` slices from `starts` a block of `sizes` with unit strides.
+  bool slice_is(const Node& s, const IntList& starts, const Shape& sizes) const;
   // `full` [b, heads, t, d], read by `reader` alone, as optimum's repeat_kv of [b, kv, t, d]:
   // reshape to [b, kv, 1, t, d], expand to [b, kv, g, t, d], reshape. The repeated value and
   // the reshape reading it, or nullopt.
@@ -78,7 +88,9 @@ class Matcher {
   std::optional<RotatedRows> rotary_of_rows(OperandId flat, const Node* reader, int64_t heads,
                                             int64_t cols);
   bool key_values(OperandId full, const Node* reader, bool with_rotary, KeyValues& kv);
-  std::optional<StridedOperand> broadcast(OperandId id, const Shape& target) const;
+  // `id` broadcast to `target` (4-D), read as shape `as` when given (the same memory).
+  std::optional<StridedOperand> broadcast(OperandId id, const Shape& target,
+                                          const Shape* as = nullptr) const;
 
   const Graph& g_;
   const Uses& u_;
@@ -87,8 +99,9 @@ class Matcher {
   std::vector<uint32_t> nodes_;
 };
 
-std::optional<StridedOperand> Matcher::broadcast(OperandId id, const Shape& target) const {
-  Shape s = shape(id);
+std::optional<StridedOperand> Matcher::broadcast(OperandId id, const Shape& target,
+                                                 const Shape* as) const {
+  Shape s = as ? *as : shape(id);
   if (s.size() > 4 || !is_f32(id)) return std::nullopt;
   s.insert(s.begin(), 4 - s.size(), 1);
   StridedOperand v{id, 0, {}};
@@ -190,9 +203,58 @@ StridedOperand Matcher::rows_source(OperandId inner, const Node* t, std::optiona
 }
 
 std::optional<Matcher::Rotated> Matcher::rotary(OperandId x) {
+  if (auto r = whole_rotary(x)) return r;
+  // Partial: concat(rotary(slice(in, first dims)), slice(in, the rest)) on the last axis.
   const Node* cat = made_by(x, OpKind::kConcat);
   const Shape xs = shape(x);
-  if (!cat || cat->inputs.size() != 2 || cat->attrs.get_int("axis") != 3 || xs[3] % 2 != 0) {
+  if (!cat || cat->inputs.size() != 2 || xs.size() != 4 || cat->attrs.get_int("axis") != 3) {
+    return std::nullopt;
+  }
+  const Node* pass = made_by(cat->inputs[1], OpKind::kSlice);
+  if (!pass || !only_read_by(cat->inputs[0], cat) || !only_read_by(cat->inputs[1], cat)) {
+    return std::nullopt;
+  }
+  const OperandId in = pass->inputs[0];
+  const int64_t dims = shape(cat->inputs[0])[3];
+  Shape rest = xs, part = xs;
+  rest[3] = xs[3] - dims;
+  part[3] = dims;
+  if (shape(in) != xs || !slice_is(*pass, {0, 0, 0, dims}, rest)) return std::nullopt;
+  const size_t taken = nodes_.size();
+  std::optional<Rotated> r = whole_rotary(cat->inputs[0]);
+  const Node* first = r ? made_by(r->in, OpKind::kSlice) : nullptr;
+  if (!first || first->inputs[0] != in || !slice_is(*first, {0, 0, 0, 0}, part) ||
+      !only_read_by(r->in, r->readers)) {
+    nodes_.resize(taken);
+    return std::nullopt;
+  }
+  for (const Node* n : {cat, pass, first}) take(n);
+  r->tables.dims = dims;
+  r->in = in;
+  r->readers = {first, pass};
+  return r;
+}
+
+std::optional<Matcher::Rotated> Matcher::whole_rotary(OperandId x) {
+  if (auto r = rotated_pairs(x, false)) return r;
+  if (auto r = rotated_adjacent(x)) return r;
+  return rotate_half(x);
+}
+
+bool Matcher::slice_is(const Node& s, const IntList& starts, const Shape& sizes) const {
+  const IntList st = s.attrs.get_ints("strides");
+  return s.attrs.get_ints("starts") == starts &&
+         s.attrs.get_ints("sizes") == IntList(sizes.begin(), sizes.end()) &&
+         std::all_of(st.begin(), st.end(), [](int64_t k) { return k == 1; });
+}
+
+std::optional<Matcher::Rotated> Matcher::rotated_pairs(OperandId x, bool adjacent) {
+  const Node* cat = made_by(x, OpKind::kConcat);
+  const Shape xs = shape(x);
+  const size_t rank = adjacent ? 5 : 4, axis = rank - 1;
+  if (!cat || cat->inputs.size() != 2 || xs.size() != rank ||
+      cat->attrs.get_int("axis") != int64_t(axis) || xs[axis] % 2 != 0 ||
+      (adjacent && xs[axis] != 2)) {
     return std::nullopt;
   }
   const Node* sub = made_by(cat->inputs[0], OpKind::kSub);
@@ -205,7 +267,6 @@ std::optional<Matcher::Rotated> Matcher::rotary(OperandId x) {
   const Node* c = made_by(add->inputs[0], OpKind::kMul);  // x2 * cos (either order)
   const Node* d = made_by(add->inputs[1], OpKind::kMul);  // x1 * sin
   if (!a || !b || !c || !d) return std::nullopt;
-  const int64_t half = xs[3] / 2;
   // One product's slice and table, whichever side each is on.
   auto split = [&](const Node* m) -> std::optional<std::pair<const Node*, OperandId>> {
     for (int side = 0; side < 2; ++side) {
@@ -225,19 +286,26 @@ std::optional<Matcher::Rotated> Matcher::rotary(OperandId x) {
   }
   const OperandId in = x1->inputs[0];
   if (x2->inputs[0] != in || shape(in) != xs || !is_f32(in)) return std::nullopt;
-  Shape halves = xs;
-  halves[3] = half;
-  auto unit = [](const IntList& s) {
-    return std::all_of(s.begin(), s.end(), [](int64_t k) { return k == 1; });
-  };
-  const IntList zero{0, 0, 0, 0}, mid{0, 0, 0, half};
-  if (x1->attrs.get_ints("starts") != zero || x2->attrs.get_ints("starts") != mid ||
-      x1->attrs.get_ints("sizes") != IntList(halves.begin(), halves.end()) ||
-      x2->attrs.get_ints("sizes") != IntList(halves.begin(), halves.end()) ||
-      !unit(x1->attrs.get_ints("strides")) || !unit(x2->attrs.get_ints("strides"))) {
-    return std::nullopt;
+  // The slices: halves of the head, or the first and second of each pair.
+  Shape piece = xs;
+  piece[axis] = xs[axis] / 2;
+  IntList zero(rank, 0), second(rank, 0);
+  second[axis] = piece[axis];
+  if (!slice_is(*x1, zero, piece) || !slice_is(*x2, second, piece)) return std::nullopt;
+  // The tables as [.., row, dims / 2]: a pair's tables [.., dims / 2, 1] are the same memory.
+  Shape target = piece;
+  std::optional<Shape> as[2];
+  if (adjacent) {
+    target.pop_back();
+    for (int i = 0; i < 2; ++i) {
+      Shape t = shape(i == 0 ? pa->second : pb->second);
+      if (t.empty() || t.back() != 1) return std::nullopt;
+      t.pop_back();
+      as[i] = t;
+    }
   }
-  auto cos = broadcast(pa->second, halves), sin = broadcast(pb->second, halves);
+  auto cos = broadcast(pa->second, target, as[0] ? &*as[0] : nullptr);
+  auto sin = broadcast(pb->second, target, as[1] ? &*as[1] : nullptr);
   if (!cos || !sin) return std::nullopt;
   for (const Node* m : {a, b, c, d}) {
     if (!only_read_by(m->outputs[0], m == a || m == b ? sub : add)) return std::nullopt;
@@ -250,6 +318,27 @@ std::optional<Matcher::Rotated> Matcher::rotary(OperandId x) {
   return Rotated{in, Rotary{*cos, *sin}, {x1, x2}};
 }
 
+std::optional<Matcher::Rotated> Matcher::rotated_adjacent(OperandId x) {
+  const Node* flat = made_by(x, OpKind::kReshape);
+  const Shape xs = shape(x);
+  if (!flat || xs.size() != 4 || xs[3] % 2 != 0 || !only_read_by(flat->inputs[0], flat)) {
+    return std::nullopt;
+  }
+  const size_t taken = nodes_.size();
+  std::optional<Rotated> r = rotated_pairs(flat->inputs[0], true);
+  const Node* pairs = r ? made_by(r->in, OpKind::kReshape) : nullptr;
+  if (!pairs || shape(pairs->inputs[0]) != xs || !only_read_by(r->in, r->readers)) {
+    nodes_.resize(taken);
+    return std::nullopt;
+  }
+  take(flat);
+  take(pairs);
+  r->tables.adjacent = true;
+  r->in = pairs->inputs[0];
+  r->readers = {pairs};
+  return r;
+}
+
 std::optional<Matcher::Rotated> Matcher::rotate_half(OperandId x) {
   const Node* add = made_by(x, OpKind::kAdd);
   const Shape xs = shape(x);
@@ -257,10 +346,6 @@ std::optional<Matcher::Rotated> Matcher::rotate_half(OperandId x) {
   const int64_t half = xs[3] / 2;
   Shape halves = xs;
   halves[3] = half;
-  const IntList zero{0, 0, 0, 0}, mid{0, 0, 0, half}, sizes(halves.begin(), halves.end());
-  auto unit = [](const IntList& v) {
-    return std::all_of(v.begin(), v.end(), [](int64_t k) { return k == 1; });
-  };
   // One product of `in` and a table, the other of concat(-x2, x1) and the other table; the
   // add's and the products' operands in either order.
   for (int side = 0; side < 2; ++side) {
@@ -286,9 +371,7 @@ std::optional<Matcher::Rotated> Matcher::rotate_half(OperandId x) {
       const OperandId in = x1->inputs[0];
       const int ds = direct->inputs[0] == in ? 0 : (direct->inputs[1] == in ? 1 : -1);
       if (x2->inputs[0] != in || shape(in) != xs || ds < 0) continue;
-      if (x1->attrs.get_ints("starts") != zero || x2->attrs.get_ints("starts") != mid ||
-          x1->attrs.get_ints("sizes") != sizes || x2->attrs.get_ints("sizes") != sizes ||
-          !unit(x1->attrs.get_ints("strides")) || !unit(x2->attrs.get_ints("strides"))) {
+      if (!slice_is(*x1, {0, 0, 0, 0}, halves) || !slice_is(*x2, {0, 0, 0, half}, halves)) {
         continue;
       }
       auto cos = broadcast(direct->inputs[size_t(1 - ds)], xs);
@@ -356,7 +439,6 @@ bool Matcher::key_values(OperandId full, const Node* reader, bool with_rotary, K
   std::optional<Rotated> r;
   if (with_rotary && only_read_by(fresh, fresh_reader)) {
     r = rotary(fresh);
-    if (!r) r = rotate_half(fresh);
   }
   if (r) {
     kv.rotary = r->tables;
@@ -523,7 +605,6 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
   std::optional<Rotated> qr;
   if (only_read_by(q4, q_reader)) {
     qr = rotary(q4);
-    if (!qr) qr = rotate_half(q4);
   }
   if (qr) {
     p.q_rotary = qr->tables;
@@ -551,6 +632,28 @@ std::optional<AttentionPattern> Matcher::match(uint32_t softmax_index) {
   }
   p.sizes = {b, n, kvh, s, t, d, dv};
   std::sort(nodes_.begin(), nodes_.end());
+  // A rotary table made by a reshape (the [.., dims / 2, 1] of adjacent pairs) that only this
+  // pattern reads is its own: the table is that reshape's input, the same memory.
+  for (std::optional<Rotary>* r : {&p.q_rotary, &p.k.rotary}) {
+    if (!*r) continue;
+    for (StridedOperand* table : {&(*r)->cos, &(*r)->sin}) {
+      const Node* reshape = made_by(table->base, OpKind::kReshape);
+      if (!reshape) continue;
+      // Taken already when Q's and K's rotations share the table.
+      if (!std::binary_search(nodes_.begin(), nodes_.end(), index(reshape))) {
+        const auto& in = readers_[table->base.index];
+        if (g_.is_output(table->base) || u_.count[table->base.index] != int(in.size()) ||
+            !std::all_of(in.begin(), in.end(), [&](uint32_t n) {
+              return std::binary_search(nodes_.begin(), nodes_.end(), n);
+            })) {
+          continue;
+        }
+        nodes_.insert(std::upper_bound(nodes_.begin(), nodes_.end(), index(reshape)),
+                      index(reshape));
+      }
+      table->base = reshape->inputs[0];
+    }
+  }
   if (std::adjacent_find(nodes_.begin(), nodes_.end()) != nodes_.end()) return std::nullopt;
   // Every value a pattern node computes is read only by pattern nodes, but the ones it writes.
   std::vector<OperandId> written{p.out};

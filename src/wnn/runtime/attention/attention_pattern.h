@@ -2,8 +2,9 @@
 // as any exporter writes scaled dot-product attention in WebNN ops: softmax over
 // add(mul(matmul(Q, transpose(K)), scale), bias), then matmul with V, grouped by key/value head
 // through reshapes or not; around it, head-splitting slices, reshapes and transposes (read as
-// strides), rotary embedding of Q and K by halves (after the head split, or before it as
-// RotaryEmbedding of [batch, rows, hidden] is written, or as Hugging Face's rotate_half), the KV
+// strides), rotary embedding of Q and K by halves or adjacent pairs, of the whole head or its
+// first columns (after the head split, or before it as RotaryEmbedding of [batch, rows, hidden]
+// is written, or as Hugging Face's rotate_half), the KV
 // cache's concat(past, new) with the gather that places new tokens (GroupQueryAttention's
 // present outputs), and key/value heads repeated for their query heads (optimum's repeat_kv:
 // reshape, expand, reshape), read as the grouping they are. Matched structurally
@@ -29,11 +30,14 @@ struct StridedOperand {
   std::array<int64_t, 4> strides{};
 };
 
-// Rotary embedding by halves of the full head: cos and sin [batch or 1, head or 1, row, half],
-// or with `full_tables` [.., head size] (Hugging Face's x * cos + rotate_half(x) * sin).
+// Rotary embedding of the first `dims` columns of the head (0: all), by halves or `adjacent`
+// pairs (kernels::RotaryLayout): cos and sin [batch or 1, head or 1, row, dims / 2], or with
+// `full_tables` [.., dims] (Hugging Face's x * cos + rotate_half(x) * sin).
 struct Rotary {
   StridedOperand cos, sin;
   bool full_tables = false;
+  bool adjacent = false;
+  int64_t dims = 0;
 };
 
 // Keys or values: new rows (before rotary), optionally after a past, optionally placed by an
