@@ -10,7 +10,8 @@ transformer-zoo`). The model is converted with every free dim bound by the phase
 tools/ort-reference/bench.js and `wnn bench --backend auto` alternate for --rounds rounds with
 the same threads, warm-up and runs. Prints per round both medians and minimums and their
 ratios, wnn's peak RSS against the weights file, then the median over rounds. For an encoder,
---sequence S runs the first S tokens of the prefill feed (its inputs are [batch, tokens]).
+--sequence S runs the first S tokens of the prefill feed (its inputs are [batch, tokens]; the
+feed repeated when it is shorter).
 """
 
 import argparse
@@ -42,7 +43,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sequence", type=int, default=None,
-                    help="encoders: the first S tokens of the prefill feed")
+                    help="encoders: the first S tokens of the prefill feed (repeated if shorter)")
     args = ap.parse_args()
     wnn = args.build / "wnn"
     onnx_path = args.zoo / f"{args.name}.onnx"
@@ -65,9 +66,9 @@ def main():
         arrays = []
         for spec in specs:
             a = np.load(args.zoo / f"{args.name}.{args.phase}" / (spec["name"] + ".npy"))
-            if args.sequence > a.shape[1]:
-                raise SystemExit(f"--sequence {args.sequence}: the feed has {a.shape[1]} tokens")
-            a = np.ascontiguousarray(a[:, :args.sequence])
+            # Longer than the feed: the feed's tokens repeated.
+            reps = -(-args.sequence // a.shape[1])
+            a = np.ascontiguousarray(np.tile(a, (1, reps))[:, :args.sequence])
             np.save(feed_dir / (spec["name"] + ".npy"), a)
             arrays.append((spec["name"], a))
             shapes[spec["name"]] = list(a.shape)

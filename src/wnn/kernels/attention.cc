@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "wnn/kernels/simd_exp.h"
 #include "wnn/kernels/simd_float32.h"
 #include "wnn/kernels/vector_math.h"
 
@@ -62,7 +63,8 @@ WNN_SIMD_CLONES void attention_row(const AttentionSizes& s, const float* q, cons
 // to 16 with zeros), and blocks of up to four query rows compute their scores sixteen keys per
 // vector, a loaded column of K^T shared by the block's rows; the weighted sum of V keeps the
 // block's output columns in registers, a loaded row of V shared the same way. The softmax
-// between is attention_row's, value for value.
+// between is attention_row's arithmetic, but for the order of the sums and the division by the
+// exponentials' sum, applied to the output rows.
 
 constexpr int kRowBlock = 4;
 constexpr int64_t kKeyLanes = 16;
@@ -104,12 +106,13 @@ WNN_SIMD_INLINE void block_scores(const float* const (&q)[kRowBlock], const floa
   }
 }
 
-// attention_row's softmax over one row's scores, sixteen keys at a time: scaled, biased, the
-// maximum subtracted, exponentiated, divided by their sum: the probabilities, in place. The
+// The softmax of one row's scores, sixteen keys at a time, left unnormalized: scaled, biased,
+// the maximum subtracted, exponentiated, in place; returns 1 / their sum, by which the block's
+// output rows are scaled (one multiply per output column instead of a division per key). The
 // scores are padded to whole vectors (`padded` >= keys), the padding left out of the maximum
 // and the sum.
-WNN_SIMD_INLINE void softmax_row(float* scores, int64_t keys, int64_t padded, const float* bias,
-                                 int64_t bias_stride, AttentionScale scale) {
+WNN_SIMD_INLINE float softmax_row(float* scores, int64_t keys, int64_t padded, const float* bias,
+                                  int64_t bias_stride, AttentionScale scale) {
   const F32x16 factor = simd::splat(scale.factor);
   const F32x16 lowest = simd::splat(-std::numeric_limits<float>::infinity());
   F32x16 top = lowest;
@@ -135,22 +138,21 @@ WNN_SIMD_INLINE void softmax_row(float* scores, int64_t keys, int64_t padded, co
   float m = top[0];
   for (int i = 1; i < kKeyLanes; ++i) m = std::max(m, top[i]);
   const F32x16 tv = simd::splat(m);
-  for (int64_t t = 0; t < padded; t += kKeyLanes)
-    simd::store(scores + t, simd::load(scores + t) - tv);
-  exp_float32(scores, padded);  // the padding's exp(-inf) is 0
   F32x16 sums{};
-  for (int64_t t = 0; t < padded; t += kKeyLanes) sums += simd::load(scores + t);
+  for (int64_t t = 0; t < padded; t += kKeyLanes) {
+    const F32x16 e = simd::exp16(simd::load(scores + t) - tv);  // the padding's exp(-inf) is 0
+    simd::store(scores + t, e);
+    sums += e;
+  }
   float sum = 0.0f;
   for (int i = 0; i < kKeyLanes; ++i) sum += sums[i];
-  const F32x16 sv = simd::splat(sum);
-  for (int64_t t = 0; t < padded; t += kKeyLanes)
-    simd::store(scores + t, simd::load(scores + t) / sv);
+  return 1.0f / sum;
 }
 
-// out[r] = sum_t p[r][t] v[t] for MQ rows, NV vectors of columns from c0.
+// out[r] = inv[r] * sum_t p[r][t] v[t] for MQ rows, NV vectors of columns from c0.
 template <int MQ, int NV>
-WNN_SIMD_INLINE void block_values(float* const (&p)[kRowBlock], const View4& v, int64_t b,
-                                  int64_t kv, int64_t keys, int64_t c0,
+WNN_SIMD_INLINE void block_values(float* const (&p)[kRowBlock], const float (&inv)[kRowBlock],
+                                  const View4& v, int64_t b, int64_t kv, int64_t keys, int64_t c0,
                                   float* const (&out)[kRowBlock]) {
   F32x16 acc[MQ][NV] = {};
   for (int64_t t = 0; t < keys; ++t) {
@@ -168,7 +170,9 @@ WNN_SIMD_INLINE void block_values(float* const (&p)[kRowBlock], const View4& v, 
 #pragma GCC unroll 4
   for (int r = 0; r < MQ; ++r) {
 #pragma GCC unroll 4
-    for (int j = 0; j < NV; ++j) simd::store(out[r] + c0 + 16 * j, acc[r][j]);
+    for (int j = 0; j < NV; ++j) {
+      simd::store(out[r] + c0 + 16 * j, acc[r][j] * simd::splat(inv[r]));
+    }
   }
 }
 
@@ -179,18 +183,19 @@ WNN_SIMD_INLINE void block_rows(const AttentionSizes& s, const float* const (&q)
                                 AttentionScale scale, float* const (&p)[kRowBlock],
                                 float* const (&out)[kRowBlock]) {
   block_scores<MQ>(q, kt, s.head_size, tp, p);
-  for (int r = 0; r < MQ; ++r) softmax_row(p[r], s.keys, tp, bias[r], bias_stride, scale);
+  float inv[kRowBlock] = {};
+  for (int r = 0; r < MQ; ++r) inv[r] = softmax_row(p[r], s.keys, tp, bias[r], bias_stride, scale);
   int64_t c = 0;
-  for (; c + 64 <= s.value_size; c += 64) block_values<MQ, 4>(p, v, b, kv, s.keys, c, out);
+  for (; c + 64 <= s.value_size; c += 64) block_values<MQ, 4>(p, inv, v, b, kv, s.keys, c, out);
   switch ((s.value_size - c) / 16) {
     case 3:
-      block_values<MQ, 3>(p, v, b, kv, s.keys, c, out);
+      block_values<MQ, 3>(p, inv, v, b, kv, s.keys, c, out);
       break;
     case 2:
-      block_values<MQ, 2>(p, v, b, kv, s.keys, c, out);
+      block_values<MQ, 2>(p, inv, v, b, kv, s.keys, c, out);
       break;
     case 1:
-      block_values<MQ, 1>(p, v, b, kv, s.keys, c, out);
+      block_values<MQ, 1>(p, inv, v, b, kv, s.keys, c, out);
       break;
     default:
       break;
