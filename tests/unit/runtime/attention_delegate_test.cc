@@ -356,6 +356,30 @@ Built rotary_before_split_graph(const Sizes& z) {
   return out;
 }
 
+// A prefill with no past, as the importer writes GroupQueryAttention at past length 0: the
+// present outputs are identities of the rotated keys and of the values' head split, which the
+// step then writes itself.
+TEST(AttentionDelegate, WritesAPrefillsPresentKeysAndValues) {
+  for (const Sizes& z : {Sizes{5, 0, 4, 2, 6}, Sizes{16, 0, 8, 2, 16}}) {
+    SCOPED_TRACE(::testing::Message() << "s " << z.s << " heads " << z.heads);
+    auto g = std::make_shared<Graph>();
+    GraphBuilder b(*g);
+    const int64_t n = z.heads, kv = z.kv, h = z.head, s = z.s;
+    Built out;
+    const auto [q_in, k_in, v_in, past_k, past_v] = projections(b, out, z);
+    const OperandId cos = random_input(b, out, "cos", {1, 1, s, h / 2}, -1, 1);
+    const OperandId sin = random_input(b, out, "sin", {1, 1, s, h / 2}, -1, 1);
+    const OperandId q = rotate(b, heads(b, q_in, s, n, h), cos, sin, n, s, h);
+    const OperandId k = rotate(b, heads(b, k_in, s, kv, h), cos, sin, kv, s, h);
+    const OperandId v = heads(b, v_in, s, kv, h);
+    b.output(grouped_attention(b, z, q, k, v, 0.41f, std::nullopt));
+    b.output(b.add1(K::kIdentity, {k}, {}, "present_k"));
+    b.output(b.add1(K::kIdentity, {v}, {}, "present_v"));
+    out.graph = g;
+    expect_one_step(out);
+  }
+}
+
 TEST(AttentionDelegate, ReadsThroughRotaryAppliedBeforeTheHeadSplit) {
   for (const Sizes& z : {Sizes{1, 9, 4, 2, 6}, Sizes{5, 3, 3, 3, 10}, Sizes{4, 0, 2, 1, 8}}) {
     SCOPED_TRACE(::testing::Message() << "s " << z.s << " past " << z.past << " heads " << z.heads);

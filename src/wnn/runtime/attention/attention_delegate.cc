@@ -121,6 +121,16 @@ class AttentionRegion final : public CompiledRegion {
       fresh = rotate(fresh, *kv.rotary, b_count, heads, kv.fresh_rows, cols, view,
                      direct ? full : rotated.data());
     }
+    if (!kv.rotary && !kv.past && !kv.index) {  // the new rows themselves, from their strides
+      for (int64_t b = 0; b < b_count; ++b) {
+        for (int64_t h = 0; h < heads; ++h) {
+          for (int64_t t = 0; t < rows; ++t) {
+            std::memcpy(full + ((b * heads + h) * rows + t) * cols, fresh.row(b, h, t),
+                        size_t(cols) * sizeof(float));
+          }
+        }
+      }
+    }
     if (kv.past || kv.index) {
       const float* past = kv.past ? read(*kv.past) : nullptr;
       const int64_t available = kv.past_rows + kv.fresh_rows;

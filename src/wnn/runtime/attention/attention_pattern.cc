@@ -436,8 +436,16 @@ bool Matcher::key_values(OperandId full, const Node* reader, bool with_rotary, K
     return false;  // placing rows of something else
   }
   const Node* fresh_reader = kv.past ? cat : (kv.index ? gather : reader);
+  // Without a past, the present output is an identity of the new keys themselves (a prefill):
+  // the identities read them too, and the step writes the keys when it computes them.
+  std::vector<const Node*> fresh_readers{fresh_reader};
+  if (!kv.past && !kv.index) {
+    for (uint32_t id : readers_[fresh.index]) {
+      if (g_.nodes()[id].op() == OpKind::kIdentity) fresh_readers.push_back(&g_.nodes()[id]);
+    }
+  }
   std::optional<Rotated> r;
-  if (with_rotary && only_read_by(fresh, fresh_reader)) {
+  if (with_rotary && only_read_by(fresh, fresh_readers)) {
     r = rotary(fresh);
   }
   if (r) {
@@ -445,8 +453,10 @@ bool Matcher::key_values(OperandId full, const Node* reader, bool with_rotary, K
     kv.written = true;
     kv.fresh = source(r->in, r->readers);
   } else {
-    kv.fresh = source(fresh, {fresh_reader}, with_rotary ? &kv.rotary : nullptr);
+    kv.fresh = source(fresh, fresh_readers, with_rotary ? &kv.rotary : nullptr);
     if (kv.rotary) kv.written = true;  // the rotated rows exist only as the step writes them
+    // The head split read through: the keys themselves exist only as the step writes them.
+    if (fresh_readers.size() > 1 && kv.fresh.base != fresh) kv.written = true;
   }
   kv.fresh_rows = shape(fresh)[2];
   if (kv.written) {
