@@ -129,14 +129,22 @@ def softmax(x):
     return e / e.sum(-1, keepdims=True)
 
 
-def rotary(x, positions, theta):
-    """Rotates [B, H, S, D] by the half-split (non-interleaved) rotary embedding."""
-    d = x.shape[-1]
+def rotary(x, positions, theta, dims=None, interleaved=False):
+    """Rotates the first `dims` (default all) of the last axis of [B, H, S, D] by the rotary
+    embedding, pairing halves (x[i], x[i + dims / 2]) or, interleaved, adjacent elements
+    (x[2i], x[2i + 1]); the other columns pass unchanged."""
+    d = dims or x.shape[-1]
     inv_freq = 1.0 / theta ** (np.arange(0, d, 2) / d)
-    angles = positions[:, None, :, None] * inv_freq  # [B, 1, S, D/2]
+    angles = positions[:, None, :, None] * inv_freq  # [B, 1, S, d/2]
     cos, sin = np.cos(angles), np.sin(angles)
-    x1, x2 = x[..., : d // 2], x[..., d // 2:]
-    return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
+    r, rest = x[..., :d], x[..., d:]
+    if interleaved:
+        x1, x2 = r[..., 0::2], r[..., 1::2]
+        y = np.stack([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1).reshape(r.shape)
+    else:
+        x1, x2 = r[..., : d // 2], r[..., d // 2:]
+        y = np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
+    return np.concatenate([y, rest], axis=-1)
 
 
 def attention(q, k, v, mask, past_length, scale):
@@ -243,12 +251,14 @@ def decoder_forward(path, sidecar, feeds):
     if "position_ids" in feeds:
         positions = feeds["position_ids"]
     x = names.embedding()[ids]
+    layout = sidecar.get("rotary", {})
+    rope = {"dims": layout.get("dims"), "interleaved": layout.get("interleaved", False)}
     out = {}
     for i in range(s["layers"]):
         h = rms_norm(x, names.norm_weight(i, "input"), s["rms_eps"])
         wq, wk, wv = names.projections(i)
-        q = rotary(split(h @ wq, s["heads"]), positions, s["rope_theta"])
-        k = rotary(split(h @ wk, s["kv_heads"]), positions, s["rope_theta"])
+        q = rotary(split(h @ wq, s["heads"]), positions, s["rope_theta"], **rope)
+        k = rotary(split(h @ wk, s["kv_heads"]), positions, s["rope_theta"], **rope)
         v = split(h @ wv, s["kv_heads"])
         k = np.concatenate([feeds[f"past_key_values.{i}.key"], k], axis=2)
         v = np.concatenate([feeds[f"past_key_values.{i}.value"], v], axis=2)

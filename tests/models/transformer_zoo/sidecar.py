@@ -110,6 +110,7 @@ def describe(v, model, files, onnx_bytes, data_bytes):
                     "kv_heads": kv_heads, "head_dim": c.head_dim,
                     "intermediate": c.intermediate, "vocab": c.vocab, "context": c.context,
                     "rope_theta": c.rope_theta, "rms_eps": c.rms_eps}
+    out["rotary"] = {"dims": c.rotated, "interleaved": c.rotary_interleaved}
     out["attention"] = ("GroupQueryAttention" if c.attention == "gqa" else
                         "RotaryEmbedding+MultiHeadAttention") if genai else "MatMul+Softmax"
     out["tied_embeddings"] = c.tied
