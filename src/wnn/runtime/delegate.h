@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -57,6 +58,27 @@ class CompiledRegion {
   // The nodes whose kernel the library picked is a slow path (SlowNode); empty for a region
   // that runs only fast kernels, the only kind a session keeps.
   virtual std::vector<SlowNode> slow_nodes() const { return {}; }
+};
+
+// Adds the wall time from its construction to its destruction, in milliseconds, to *ms when
+// `ms` is not null: how run_profiled() times a step.
+class StepTimer {
+ public:
+  explicit StepTimer(double* ms) : ms_(ms) {
+    if (ms_) start_ = std::chrono::steady_clock::now();
+  }
+  ~StepTimer() {
+    if (ms_) {
+      *ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+                  .count();
+    }
+  }
+  StepTimer(const StepTimer&) = delete;
+  StepTimer& operator=(const StepTimer&) = delete;
+
+ private:
+  double* ms_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 struct DelegateOptions {

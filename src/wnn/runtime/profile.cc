@@ -1,6 +1,5 @@
 #include "wnn/runtime/profile.h"
 
-#include <chrono>
 #include <numeric>
 
 #include "wnn/core/ops/conv.h"
@@ -47,10 +46,8 @@ double node_flops(const Graph& g, const Node& n) {
 }
 
 void CompiledRegion::run_profiled(OperandData data, std::span<double> step_ms) const {
-  const auto start = std::chrono::steady_clock::now();
+  StepTimer timer(&step_ms[0]);
   run(data);
-  step_ms[0] +=
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace wnn::runtime

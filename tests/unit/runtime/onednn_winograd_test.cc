@@ -142,8 +142,9 @@ TEST(OnednnWinograd, DilatedConvsThatAreNotSubsampledImagesStayDirect) {
   for (const auto& [g, h] : {std::pair{dilated(16, 2, 9, 6, 2), int64_t(9)},
                              std::pair{dilated(16, 2, 8, 6, 1), int64_t(8)}}) {
     for (const Node& n : g->nodes()) {
-      if (n.op() == OpKind::kConv2d && n.attrs.get_ints("dilations")[0] == 2)
+      if (n.op() == OpKind::kConv2d && n.attrs.get_ints("dilations")[0] == 2) {
         EXPECT_FALSE(onednn::space_to_batch_candidate(*g, n));
+      }
     }
     const Tensor x = seeded({1, 16, h, 6}, 13);
     expect_same_as_reference(g, {{"x", x.view()}});

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <map>
 
@@ -61,7 +60,7 @@ class AttentionRegion final : public CompiledRegion {
     };
     auto view = [&](const StridedOperand& s) { return View4{read(s.base) + s.offset, s.strides}; };
     for (size_t i = 0; i < steps_.size(); ++i) {
-      const auto start = std::chrono::steady_clock::now();
+      StepTimer timer(step_ms.empty() ? nullptr : &step_ms[i]);
       const AttentionPattern& p = steps_[i];
       const auto& s = p.sizes;
       const View4 k = place(p.k, s, data, read, write, view);
@@ -78,11 +77,6 @@ class AttentionRegion final : public CompiledRegion {
       float* out = write(p.out, size_t(s.batch * s.heads * s.queries * s.value_size));
       kernels::scaled_dot_product_attention(s, q, k, v, bias ? &*bias : nullptr, p.scale, out,
                                             p.out_strides, threads_);
-      if (!step_ms.empty()) {
-        step_ms[i] +=
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
-      }
     }
   }
 

@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string_view>
@@ -64,12 +63,9 @@ class OnednnRegion final : public CompiledRegion {
     int team = 0;
     for (size_t i = 0; i < steps_.size(); ++i) {
       set_team(steps_[i], team);
-      const auto start = std::chrono::steady_clock::now();
+      StepTimer timer(&step_ms[i]);
       execute(steps_[i]);
       stream_.wait();
-      step_ms[i] +=
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
     }
   }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -178,7 +177,7 @@ class PackedRegion final : public CompiledRegion {
       return p;
     };
     for (size_t i = 0; i < steps_.size(); ++i) {
-      const auto start = std::chrono::steady_clock::now();
+      StepTimer timer(step_ms.empty() ? nullptr : &step_ms[i]);
       const PackedStep& s = steps_[i];
       switch (s.kind) {
         case PackedStep::Kind::kMatmul:
@@ -209,11 +208,6 @@ class PackedRegion final : public CompiledRegion {
           kernels::silu_mul(read(s.silu.gate.index), read(s.silu.up.index), s.silu.elements,
                             out(s, 0), threads_);
           break;
-      }
-      if (!step_ms.empty()) {
-        step_ms[i] +=
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
       }
     }
   }
