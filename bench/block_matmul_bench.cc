@@ -2,9 +2,9 @@
 // step of the transformer zoo's benchmark decoder (8 layers, hidden 1024, 16 query and 4
 // key/value heads, intermediate 2816, vocab 32000): qkv, o, gate, up and down per layer, then
 // the tied lm_head. Prints the step's matmul time and the bytes of weights and scales it reads
-// per second, for each arithmetic and ISA. The whole decode step against ONNX Runtime is
-// bench/transformer_decode_ort.py; this isolates the kernel.
-// Usage: block_matmul_bench [M] [THREADS] [REPEATS] [BITS] [BLOCK]
+// per second, for each arithmetic and each vector ISA the CPU runs. The whole decode step against
+// ONNX Runtime is bench/transformer_decode_ort.py; this isolates the kernel. Usage:
+// block_matmul_bench [M] [THREADS] [REPEATS] [BITS] [BLOCK]
 
 #include <algorithm>
 #include <chrono>
@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
       "scales per step\n",
       (long long)m, threads, bits, (long long)block, weights.size(), bytes / 1e6);
   for (auto arithmetic : {ActivationArithmetic::kInt8PerBlock, ActivationArithmetic::kFloat32}) {
-    for (auto isa : {wnn::kernels::best_block_matmul_isa()}) {
+    for (auto isa : {BlockMatmulIsa::kAvx512, BlockMatmulIsa::kAvx2}) {
+      if (!wnn::kernels::block_matmul_isa_supported(isa)) continue;
       std::vector<double> ms;
       for (int r = 0; r < repeats; ++r) {
         const auto start = std::chrono::steady_clock::now();

@@ -38,24 +38,36 @@ std::vector<float> padded_rows(const float* a, int64_t m, int64_t k, int64_t wid
   return p;
 }
 
+// Rows of the padded a [m, padded k] quantized per block by the scalar definition: codes in
+// the same layout, and [m, blocks] scales.
+struct ScalarInt8Rows {
+  std::vector<int8_t> codes;
+  std::vector<float> scales;
+};
+ScalarInt8Rows quantize_rows(const std::vector<float>& ap, int64_t m,
+                             const BlockQuantizedMatrix& w) {
+  const int64_t kp = w.padded_k();
+  ScalarInt8Rows q{std::vector<int8_t>(size_t(m * kp)), std::vector<float>(size_t(m * w.blocks))};
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t b = 0; b < w.blocks; ++b) {
+      const int64_t o = r * kp + b * w.block;
+      q.scales[size_t(r * w.blocks + b)] =
+          quantize_activation_block(&ap[size_t(o)], w.block, &q.codes[size_t(o)]);
+    }
+  }
+  return q;
+}
+
 // The definition of both arithmetics, one output at a time.
 void scalar_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, const float* bias,
                    float* y, ActivationArithmetic arithmetic, int threads) {
   const int64_t kp = w.padded_k();
   const std::vector<float> ap = padded_rows(a, m, w.k, kp);
-  std::vector<int8_t> qa;
-  std::vector<float> sa;
-  if (arithmetic == ActivationArithmetic::kInt8PerBlock) {
-    qa.resize(size_t(m * kp));
-    sa.resize(size_t(m * w.blocks));
-    for (int64_t r = 0; r < m; ++r) {
-      for (int64_t b = 0; b < w.blocks; ++b) {
-        const int64_t o = r * kp + b * w.block;
-        sa[size_t(r * w.blocks + b)] =
-            quantize_activation_block(&ap[size_t(o)], w.block, &qa[size_t(o)]);
-      }
-    }
-  }
+  const ScalarInt8Rows q = arithmetic == ActivationArithmetic::kInt8PerBlock
+                               ? quantize_rows(ap, m, w)
+                               : ScalarInt8Rows{};
+  const std::vector<int8_t>& qa = q.codes;
+  const std::vector<float>& sa = q.scales;
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
   for (int64_t n = 0; n < w.n; ++n) {
     for (int64_t r = 0; r < m; ++r) {
@@ -691,18 +703,145 @@ void avx512_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, con
   w.bits == 4 ? run(std::integral_constant<int, 4>{}) : run(std::integral_constant<int, 8>{});
 }
 
+// ---- AVX2 + FMA, both arithmetics ----
+//
+// For a CPU without AVX-512: eight lanes, sixteen elements of a block at a time, decoded once
+// per weight row and tile of up to four rows of A. The int8 products are exact: the codes of
+// both sides widened to 16 bits and multiplied in pairs by vpmaddwd (vpmaddubsw would saturate
+// for 8-bit weights). The activations are quantized by the scalar definition.
+
+#define WNN_AVX2 __attribute__((target("avx2,fma")))
+
+// Sixteen weights of row `row` from element e, as unsigned bytes in element order.
+template <int BITS>
+WNN_AVX2 inline __m128i weight_bytes16(const uint8_t* row, int64_t e) {
+  if constexpr (BITS == 8) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + e));
+  } else {
+    const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + e / 2));
+    const __m128i mask = _mm_set1_epi8(0x0F);
+    return _mm_unpacklo_epi8(_mm_and_si128(packed, mask),
+                             _mm_and_si128(_mm_srli_epi16(packed, 4), mask));
+  }
+}
+
+WNN_AVX2 inline float sum8(__m256 v) {
+  const __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 q = _mm_add_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
+}
+
+// Rows [r0, r0 + MR) of the output column n.
+template <int MR, int BITS>
+WNN_AVX2 void avx2_rows(const float* ap, const int8_t* qa, const float* sa, int64_t kp, int64_t r0,
+                        const BlockQuantizedMatrix& w, int64_t n, const float* bias, float* y,
+                        bool int8) {
+  const uint8_t* row = w.data + n * w.row_bytes();
+  __m256 acc[MR];
+  for (int r = 0; r < MR; ++r) acc[r] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < w.blocks; ++b) {
+    const int z = zero_at(w, n, b);
+    const float s = w.scales[n * w.blocks + b];
+    const int64_t begin = b * w.block, end = begin + w.block;
+    if (int8) {
+      // q_w - z in 16 bits (-255 .. 255): the block product sum q_a (q_w - z) exact in int32.
+      const __m256i zero = _mm256_set1_epi16(int16_t(z));
+      __m256i dot[MR];
+      for (int r = 0; r < MR; ++r) dot[r] = _mm256_setzero_si256();
+      for (int64_t e = begin; e < end; e += 16) {
+        const __m256i wv =
+            _mm256_sub_epi16(_mm256_cvtepu8_epi16(weight_bytes16<BITS>(row, e)), zero);
+        for (int r = 0; r < MR; ++r) {
+          const __m128i q =
+              _mm_loadu_si128(reinterpret_cast<const __m128i*>(qa + (r0 + r) * kp + e));
+          dot[r] = _mm256_add_epi32(dot[r], _mm256_madd_epi16(wv, _mm256_cvtepi8_epi16(q)));
+        }
+      }
+      for (int r = 0; r < MR; ++r) {
+        const __m256 scale = _mm256_set1_ps(sa[(r0 + r) * w.blocks + b] * s);
+        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot[r]), scale, acc[r]);
+      }
+    } else {
+      const __m256i zero = _mm256_set1_epi32(z);
+      __m256 dot[MR];
+      for (int r = 0; r < MR; ++r) dot[r] = _mm256_setzero_ps();
+      for (int64_t e = begin; e < end; e += 16) {
+        const __m128i bytes = weight_bytes16<BITS>(row, e);
+        const __m256 w0 = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(bytes), zero));
+        const __m256 w1 = _mm256_cvtepi32_ps(
+            _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)), zero));
+        for (int r = 0; r < MR; ++r) {
+          const float* a = ap + (r0 + r) * kp + e;
+          dot[r] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(a), dot[r]);
+          dot[r] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(a + 8), dot[r]);
+        }
+      }
+      for (int r = 0; r < MR; ++r) acc[r] = _mm256_fmadd_ps(dot[r], _mm256_set1_ps(s), acc[r]);
+    }
+  }
+  for (int r = 0; r < MR; ++r) y[(r0 + r) * w.n + n] = sum8(acc[r]) + (bias ? bias[n] : 0.0f);
+}
+
+void avx2_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, const float* bias,
+                 float* y, ActivationArithmetic arithmetic, int threads) {
+  const int64_t kp = w.padded_k();
+  const std::vector<float> ap = padded_rows(a, m, w.k, kp);
+  const bool int8 = arithmetic == ActivationArithmetic::kInt8PerBlock;
+  const ScalarInt8Rows q = int8 ? quantize_rows(ap, m, w) : ScalarInt8Rows{};
+  const std::vector<int8_t>& qa = q.codes;
+  const std::vector<float>& sa = q.scales;
+  auto run = [&](auto bits) {
+    constexpr int kBits = decltype(bits)::value;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+    for (int64_t n = 0; n < w.n; ++n) {
+      int64_t r = 0;
+      for (; r + 4 <= m; r += 4) {
+        avx2_rows<4, kBits>(ap.data(), qa.data(), sa.data(), kp, r, w, n, bias, y, int8);
+      }
+      for (; r < m; ++r) {
+        avx2_rows<1, kBits>(ap.data(), qa.data(), sa.data(), kp, r, w, n, bias, y, int8);
+      }
+    }
+  };
+  w.bits == 4 ? run(std::integral_constant<int, 4>{}) : run(std::integral_constant<int, 8>{});
+}
+
 }  // namespace
 
-BlockMatmulIsa best_block_matmul_isa() {
+bool block_matmul_isa_supported(BlockMatmulIsa isa) {
   static const bool avx512 =
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512vnni");
-  return avx512 ? BlockMatmulIsa::kAvx512 : BlockMatmulIsa::kScalar;
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  switch (isa) {
+    case BlockMatmulIsa::kAvx512:
+      return avx512;
+    case BlockMatmulIsa::kAvx2:
+      return avx2;
+    case BlockMatmulIsa::kScalar:
+      break;
+  }
+  return true;
+}
+
+BlockMatmulIsa best_block_matmul_isa() {
+  for (BlockMatmulIsa isa : {BlockMatmulIsa::kAvx512, BlockMatmulIsa::kAvx2}) {
+    if (block_matmul_isa_supported(isa)) return isa;
+  }
+  return BlockMatmulIsa::kScalar;
 }
 
 std::string_view isa_name(BlockMatmulIsa isa) {
-  return isa == BlockMatmulIsa::kAvx512 ? "avx512_vnni" : "scalar";
+  switch (isa) {
+    case BlockMatmulIsa::kAvx512:
+      return "avx512_vnni";
+    case BlockMatmulIsa::kAvx2:
+      return "avx2";
+    case BlockMatmulIsa::kScalar:
+      break;
+  }
+  return "scalar";
 }
 
 float quantize_activation_block(const float* x, int64_t count, int8_t* q) {
@@ -725,9 +864,11 @@ float quantize_activation_block(const float* x, int64_t count, int8_t* q, BlockM
 void block_quantized_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w,
                             const float* bias, float* y, ActivationArithmetic arithmetic,
                             int threads, BlockMatmulIsa isa) {
-  // The AVX-512 float path walks blocks in steps of 16 elements.
+  // The vector paths walk blocks in steps of 16 elements.
   if (isa == BlockMatmulIsa::kAvx512 && w.block % 16 == 0) {
     avx512_matmul(a, m, w, bias, y, arithmetic, threads);
+  } else if (isa == BlockMatmulIsa::kAvx2 && w.block % 16 == 0) {
+    avx2_matmul(a, m, w, bias, y, arithmetic, threads);
   } else {
     scalar_matmul(a, m, w, bias, y, arithmetic, threads);
   }

@@ -30,8 +30,12 @@ enum class ActivationArithmetic {
   kInt8PerBlock,  // accuracy_level 4: a quantized per block, exact int32 block products
 };
 
-enum class BlockMatmulIsa { kScalar, kAvx512 };
-// The best implementation this CPU runs (kAvx512 needs AVX-512 F/BW/DQ/VL and VNNI).
+// kAvx512: AVX-512 F/BW/DQ/VL with VNNI (vpdpbusd for the int8 path). kAvx2: AVX2 with FMA
+// (the int8 products as vpmaddwd of sign- and zero-extended 16-bit lanes, exact). kScalar:
+// the definition.
+enum class BlockMatmulIsa { kScalar, kAvx2, kAvx512 };
+// Whether this CPU runs `isa`, and the best implementation it runs.
+bool block_matmul_isa_supported(BlockMatmulIsa isa);
 BlockMatmulIsa best_block_matmul_isa();
 std::string_view isa_name(BlockMatmulIsa isa);
 

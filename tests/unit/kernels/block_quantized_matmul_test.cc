@@ -1,8 +1,9 @@
 // The block-quantized matmul kernel (MatMulNBits read packed): the scalar reference against
-// a float64 dequantize + matmul written here, and the AVX-512 kernel against both, at odd K,
-// N off the vector width, a partial last block, zero points, 4 and 8 bits, blocks 16 to 128,
-// both arithmetics (float32 and accuracy_level 4's int8 activations), and for 4-bit blocks of
-// 32 at level 4 (one lane per block) whole and partial groups of 16 blocks.
+// a float64 dequantize + matmul written here, and the AVX-512 and AVX2 kernels (where the CPU
+// runs them) against both, at odd K, N off the vector width, a partial last block, zero points,
+// 4 and 8 bits, blocks 16 to 128, both arithmetics (float32 and accuracy_level 4's int8
+// activations), and for 4-bit blocks of 32 at level 4 (one lane per block) whole and partial groups
+// of 16 blocks.
 #include "wnn/kernels/block_quantized_matmul.h"
 
 #include <gtest/gtest.h>
@@ -149,14 +150,17 @@ TEST_P(BlockQuantizedMatmul, MatchesDequantizedProduct) {
     const std::vector<double> want = expected(c, w, a, bias, arithmetic);
     const std::vector<float> scalar = run(c, w, a, bias, arithmetic, BlockMatmulIsa::kScalar, 1);
     expect_near(scalar, want, c, "scalar " + what);
-    if (best_block_matmul_isa() != BlockMatmulIsa::kAvx512) continue;
-    for (int threads : {1, 2}) {
-      const std::vector<float> fast =
-          run(c, w, a, bias, arithmetic, BlockMatmulIsa::kAvx512, threads);
-      expect_near(fast, want, c, "avx512 " + what + " threads " + std::to_string(threads));
-      // At level 4 both compute exact integer block products: only the float sums differ.
-      for (size_t i = 0; i < fast.size(); ++i) {
-        ASSERT_NEAR(fast[i], scalar[i], 1e-5 * (1 + std::abs(scalar[i]))) << what << " " << i;
+    for (BlockMatmulIsa isa : {BlockMatmulIsa::kAvx2, BlockMatmulIsa::kAvx512}) {
+      if (!block_matmul_isa_supported(isa)) continue;
+      for (int threads : {1, 2}) {
+        const std::string where =
+            std::string(isa_name(isa)) + " " + what + " threads " + std::to_string(threads);
+        const std::vector<float> fast = run(c, w, a, bias, arithmetic, isa, threads);
+        expect_near(fast, want, c, where);
+        // At level 4 both compute exact integer block products: only the float sums differ.
+        for (size_t i = 0; i < fast.size(); ++i) {
+          ASSERT_NEAR(fast[i], scalar[i], 1e-5 * (1 + std::abs(scalar[i]))) << where << " " << i;
+        }
       }
     }
   }
