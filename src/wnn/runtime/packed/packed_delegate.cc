@@ -9,6 +9,7 @@
 
 #include "wnn/core/derived_buffer.h"
 #include "wnn/core/error.h"
+#include "wnn/format/packed4.h"
 #include "wnn/kernels/block_quantized_matmul.h"
 #include "wnn/kernels/decoder_elementwise.h"
 #include "wnn/runtime/packed/decoder_elementwise_pattern.h"
@@ -22,14 +23,11 @@ using kernels::ActivationArithmetic;
 using kernels::BlockQuantizedMatrix;
 
 // uint4 constants are held one element per byte (format/packed4.h); the kernel reads rows of
-// two elements per byte, low nibble first (the layout of MatMulNBits B and of the file).
+// two elements per byte, low nibble first: the file's layout, format::pack4's.
 Buffer pack_rows(const Buffer& unpacked, int64_t elements) {
-  Buffer out = Buffer::allocate_long_lived(size_t(elements / 2));
-  const auto* src = reinterpret_cast<const uint8_t*>(unpacked.data());
-  auto* dst = reinterpret_cast<uint8_t*>(out.mutable_data());
-  for (int64_t i = 0; i < elements / 2; ++i) {
-    dst[i] = uint8_t((src[2 * i] & 0x0F) | (src[2 * i + 1] << 4));
-  }
+  Buffer out = Buffer::allocate_long_lived(format::packed4_size(size_t(elements)));
+  format::pack4(std::span(unpacked.data(), size_t(elements)), false,
+                std::span(out.mutable_data(), out.size()), "a packed matmul's weight");
   return out;
 }
 
