@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -112,22 +111,16 @@ WNN_SIMD_INLINE void block_scores(const float* const (&q)[kRowBlock], const floa
 // scores are padded to whole vectors (`padded` >= keys), the padding left out of the maximum
 // and the sum.
 WNN_SIMD_INLINE float softmax_row(float* scores, int64_t keys, int64_t padded, const float* bias,
-                                  int64_t bias_stride, AttentionScale scale) {
+                                  AttentionScale scale) {
   const F32x16 factor = simd::splat(scale.factor);
   const F32x16 lowest = simd::splat(-std::numeric_limits<float>::infinity());
   F32x16 top = lowest;
   for (int64_t t = 0; t < padded; t += kKeyLanes) {
     F32x16 x = simd::load(scores + t);
     x = scale.divide ? x / factor : x * factor;
-    if (bias) {
-      float lanes[kKeyLanes] = {};
+    if (bias) {  // rows of the bias are contiguous (the pattern's broadcast() requires it)
       const int64_t n = std::min(kKeyLanes, keys - t);
-      if (bias_stride == 1) {
-        std::memcpy(lanes, bias + t, size_t(n) * sizeof(float));
-      } else {
-        for (int64_t i = 0; i < n; ++i) lanes[i] = bias[(t + i) * bias_stride];
-      }
-      x += simd::load(lanes);
+      x += n == kKeyLanes ? simd::load(bias + t) : simd::load_partial(bias + t, n);
     }
     if (t + kKeyLanes > keys) {  // the padding: no part of the maximum
       for (int64_t i = keys - t; i < kKeyLanes; ++i) x[i] = lowest[0];
@@ -179,12 +172,11 @@ WNN_SIMD_INLINE void block_values(float* const (&p)[kRowBlock], const float (&in
 template <int MQ>
 WNN_SIMD_INLINE void block_rows(const AttentionSizes& s, const float* const (&q)[kRowBlock],
                                 const float* kt, int64_t tp, const View4& v, int64_t b, int64_t kv,
-                                const float* const (&bias)[kRowBlock], int64_t bias_stride,
-                                AttentionScale scale, float* const (&p)[kRowBlock],
-                                float* const (&out)[kRowBlock]) {
+                                const float* const (&bias)[kRowBlock], AttentionScale scale,
+                                float* const (&p)[kRowBlock], float* const (&out)[kRowBlock]) {
   block_scores<MQ>(q, kt, s.head_size, tp, p);
   float inv[kRowBlock] = {};
-  for (int r = 0; r < MQ; ++r) inv[r] = softmax_row(p[r], s.keys, tp, bias[r], bias_stride, scale);
+  for (int r = 0; r < MQ; ++r) inv[r] = softmax_row(p[r], s.keys, tp, bias[r], scale);
   int64_t c = 0;
   for (; c + 64 <= s.value_size; c += 64) block_values<MQ, 4>(p, inv, v, b, kv, s.keys, c, out);
   switch ((s.value_size - c) / 16) {
@@ -206,29 +198,29 @@ WNN_SIMD_INLINE void block_rows(const AttentionSizes& s, const float* const (&q)
 WNN_SIMD_CLONES void attention_block(const AttentionSizes& s, int rows,
                                      const float* const (&q)[kRowBlock], const float* kt,
                                      int64_t tp, const View4& v, int64_t b, int64_t kv,
-                                     const float* const (&bias)[kRowBlock], int64_t bias_stride,
-                                     AttentionScale scale, float* const (&p)[kRowBlock],
-                                     float* const (&out)[kRowBlock]) {
+                                     const float* const (&bias)[kRowBlock], AttentionScale scale,
+                                     float* const (&p)[kRowBlock], float* const (&out)[kRowBlock]) {
   switch (rows) {
     case 4:
-      block_rows<4>(s, q, kt, tp, v, b, kv, bias, bias_stride, scale, p, out);
+      block_rows<4>(s, q, kt, tp, v, b, kv, bias, scale, p, out);
       break;
     case 3:
-      block_rows<3>(s, q, kt, tp, v, b, kv, bias, bias_stride, scale, p, out);
+      block_rows<3>(s, q, kt, tp, v, b, kv, bias, scale, p, out);
       break;
     case 2:
-      block_rows<2>(s, q, kt, tp, v, b, kv, bias, bias_stride, scale, p, out);
+      block_rows<2>(s, q, kt, tp, v, b, kv, bias, scale, p, out);
       break;
     default:
-      block_rows<1>(s, q, kt, tp, v, b, kv, bias, bias_stride, scale, p, out);
+      block_rows<1>(s, q, kt, tp, v, b, kv, bias, scale, p, out);
       break;
   }
 }
 
-// Rows per (batch, key/value head) from which the blocked form runs, and the value widths it
-// takes (whole vectors).
-bool blocked_form(const AttentionSizes& s) {
-  return s.keys > 0 && s.value_size % kKeyLanes == 0 && s.heads / s.kv_heads * s.queries >= 8;
+// Rows per (batch, key/value head) from which the blocked form runs, the value widths it takes
+// (whole vectors), and a bias whose rows it loads as vectors.
+bool blocked_form(const AttentionSizes& s, const View4* bias) {
+  return s.keys > 0 && s.value_size % kKeyLanes == 0 && s.heads / s.kv_heads * s.queries >= 8 &&
+         (!bias || bias->strides[3] == 1);
 }
 
 void blocked_attention(const AttentionSizes& s, View4 q, View4 k, View4 v, const View4* bias,
@@ -268,8 +260,7 @@ void blocked_attention(const AttentionSizes& s, View4 q, View4 k, View4 v, const
           pr[r] = probs.data() + r * tp;
           orow[r] = out + b * out_strides[0] + h * out_strides[1] + row * out_strides[2];
         }
-        attention_block(s, rows, qr, kt.data(), tp, v, b, kv, br, bias ? bias->strides[3] : 0,
-                        scale, pr, orow);
+        attention_block(s, rows, qr, kt.data(), tp, v, b, kv, br, scale, pr, orow);
       }
     }
   }
@@ -280,7 +271,7 @@ void blocked_attention(const AttentionSizes& s, View4 q, View4 k, View4 v, const
 void scaled_dot_product_attention(const AttentionSizes& s, View4 q, View4 k, View4 v,
                                   const View4* bias, AttentionScale scale, float* out,
                                   std::array<int64_t, 4> out_strides, int threads) {
-  if (blocked_form(s)) {
+  if (blocked_form(s, bias)) {
     blocked_attention(s, q, k, v, bias, scale, out, out_strides, threads);
     return;
   }

@@ -526,10 +526,8 @@ WNN_AVX512 __attribute__((always_inline)) inline void weight_group(const uint8_t
     }
   }
   // Block l is dwords 4 (l % 4) .. + 3 of line l / 4. Of two lines' eight blocks, one permute
-  // gathers dwords d and d + 1; the halves of two such (blocks 0-7 and 8-15) make vectors d
-  // and d + 1.
-  // For the permute of two lines (blocks 0-3, then 4-7): dwords d (lanes 0-7) and d + 1 (lanes
-  // 8-15) of each block, d = 0 and d = 2.
+  // gathers dword d of each into lanes 0-7 and dword d + 1 into lanes 8-15 (`first`: d = 0,
+  // `second`: d = 2); the halves of two such (blocks 0-7 and 8-15) make vectors d and d + 1.
   const __m512i first = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
   const __m512i second =
       _mm512_setr_epi32(2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31);
@@ -732,10 +730,9 @@ WNN_AVX2 inline float sum8(__m256 v) {
 }
 
 // Rows [r0, r0 + MR) of the output column n.
-template <int MR, int BITS>
+template <int MR, int BITS, bool INT8>
 WNN_AVX2 void avx2_rows(const float* ap, const int8_t* qa, const float* sa, int64_t kp, int64_t r0,
-                        const BlockQuantizedMatrix& w, int64_t n, const float* bias, float* y,
-                        bool int8) {
+                        const BlockQuantizedMatrix& w, int64_t n, const float* bias, float* y) {
   const uint8_t* row = w.data + n * w.row_bytes();
   __m256 acc[MR];
   for (int r = 0; r < MR; ++r) acc[r] = _mm256_setzero_ps();
@@ -743,7 +740,7 @@ WNN_AVX2 void avx2_rows(const float* ap, const int8_t* qa, const float* sa, int6
     const int z = zero_at(w, n, b);
     const float s = w.scales[n * w.blocks + b];
     const int64_t begin = b * w.block, end = begin + w.block;
-    if (int8) {
+    if constexpr (INT8) {
       // q_w - z in 16 bits (-255 .. 255): the block product sum q_a (q_w - z) exact in int32.
       const __m256i zero = _mm256_set1_epi16(int16_t(z));
       __m256i dot[MR];
@@ -790,20 +787,25 @@ void avx2_matmul(const float* a, int64_t m, const BlockQuantizedMatrix& w, const
   const ScalarInt8Rows q = int8 ? quantize_rows(ap, m, w) : ScalarInt8Rows{};
   const std::vector<int8_t>& qa = q.codes;
   const std::vector<float>& sa = q.scales;
-  auto run = [&](auto bits) {
+  auto run = [&](auto bits, auto is_int8) {
     constexpr int kBits = decltype(bits)::value;
+    constexpr bool kInt8 = decltype(is_int8)::value;
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
     for (int64_t n = 0; n < w.n; ++n) {
       int64_t r = 0;
       for (; r + 4 <= m; r += 4) {
-        avx2_rows<4, kBits>(ap.data(), qa.data(), sa.data(), kp, r, w, n, bias, y, int8);
+        avx2_rows<4, kBits, kInt8>(ap.data(), qa.data(), sa.data(), kp, r, w, n, bias, y);
       }
       for (; r < m; ++r) {
-        avx2_rows<1, kBits>(ap.data(), qa.data(), sa.data(), kp, r, w, n, bias, y, int8);
+        avx2_rows<1, kBits, kInt8>(ap.data(), qa.data(), sa.data(), kp, r, w, n, bias, y);
       }
     }
   };
-  w.bits == 4 ? run(std::integral_constant<int, 4>{}) : run(std::integral_constant<int, 8>{});
+  auto by_bits = [&](auto is_int8) {
+    w.bits == 4 ? run(std::integral_constant<int, 4>{}, is_int8)
+                : run(std::integral_constant<int, 8>{}, is_int8);
+  };
+  int8 ? by_bits(std::true_type{}) : by_bits(std::false_type{});
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ class StepTimer {
 
  private:
   double* ms_;
-  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point start_{};
 };
 
 struct DelegateOptions {
